@@ -1,0 +1,30 @@
+# make demo: set up .venv, load the bundled chapter-3 seed, print the evidence, write cases.tsv
+# make test: set up .venv with the test extras and run the test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/evalwh --db evalwh.duckdb seed chapter3 --replace
+	$(BIN)/evalwh --db evalwh.duckdb evidence
+	$(BIN)/evalwh --db evalwh.duckdb cases -o cases.tsv
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out

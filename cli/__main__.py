@@ -1,0 +1,5 @@
+"""Allows ``python -m evalwh``."""
+
+from evalwh.app import main
+
+main()

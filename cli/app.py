@@ -1,0 +1,259 @@
+"""The ``evalwh`` command: argument parsing only; each command calls one library function.
+
+Rows go to stdout in the chosen format; messages and errors go to stderr as
+``evalwh: ...``; the exit code comes from ``errors.exit_code_for``.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Optional, TypeVar
+
+import duckdb
+import typer
+
+from evalwh import __version__, loader, queries
+from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
+from evalwh.evidence import evidence_lines
+from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
+from evalwh.resources import seed_dir, seed_names
+from evalwh.warehouse import LATEST, open_warehouse
+
+app = typer.Typer(
+    name="evalwh",
+    help="An evaluation warehouse for grounded RAG answers: load runs into DuckDB, "
+    "score every claim and question with SQL views, and print or write the results.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+F = TypeVar("F", bound=Callable[..., None])
+
+DEFAULT_DB = Path("evalwh.duckdb")
+
+RunOption = Annotated[
+    str, typer.Option("--run", "-r", help="Run id, or 'latest' for the most recently created run.")
+]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+OutputOption = Annotated[
+    Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+]
+
+
+def fail(message: str, code: ExitCode) -> typer.Exit:
+    """Print ``evalwh: error: message`` on stderr and return the Exit to raise."""
+    typer.echo(f"evalwh: error: {message}", err=True)
+    return typer.Exit(int(code))
+
+
+def handles_errors(command: F) -> F:
+    """Turn library errors into one stderr line and the matching exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: object, **kwargs: object) -> None:
+        try:
+            command(*args, **kwargs)
+        except EvalwhError as exc:
+            raise fail(str(exc), exit_code_for(exc)) from None
+        except duckdb.Error as exc:
+            raise fail(str(exc).splitlines()[0], ExitCode.WAREHOUSE) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def note(message: str) -> None:
+    """A message for the person at the terminal (stderr, so stdout stays data)."""
+    typer.echo(f"evalwh: {message}", err=True)
+
+
+def db_path(ctx: typer.Context) -> Path:
+    """The warehouse path chosen by the global --db option."""
+    return ctx.obj["db"]
+
+
+def emit_rows(rows: Rows, fmt: Format, output: Path | None) -> None:
+    """Write rows to stdout or, atomically, to a file."""
+    if output is None:
+        write_rows(rows, fmt, sys.stdout)
+    else:
+        with atomic_output(output) as handle:
+            write_rows(rows, fmt, handle)
+        note(f"wrote {len(rows.rows)} rows to {output}")
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"evalwh {__version__} (duckdb {duckdb.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    db: Annotated[
+        Path,
+        typer.Option("--db", envvar="EVALWH_DB", help="Warehouse file.", dir_okay=False, show_default=True),
+    ] = DEFAULT_DB,
+    version: Annotated[
+        Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
+    ] = None,
+) -> None:
+    """Global options."""
+    ctx.obj = {"db": db}
+
+
+def parse_thresholds(text: str) -> list[int]:
+    """``1,2,3`` -> [1, 2, 3]; anything else is a usage error."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--thresholds takes whole numbers separated by commas, not {text!r}") from None
+    if not values:
+        raise UsageError("--thresholds needs at least one number")
+    return values
+
+
+def report_load(result: loader.LoadResult) -> None:
+    counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
+    verb = "replaced" if result.replaced else "loaded"
+    note(f"{verb} run {result.run_id!r}: {counts}")
+
+
+@app.command()
+@handles_errors
+def init(ctx: typer.Context) -> None:
+    """Create the warehouse file, or upgrade an older one to this release's schema and views."""
+    with open_warehouse(db_path(ctx), write=True):
+        pass
+    note(f"warehouse ready at {db_path(ctx)}")
+
+
+@app.command()
+@handles_errors
+def load(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            help="Folder with chunks and claims and/or questions (each .csv, .tsv, .jsonl or .parquet), "
+            "optional citations and stopwords.txt.",
+            file_okay=False,
+        ),
+    ],
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the folder's name).")] = None,
+    label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
+    thresholds: Annotated[
+        str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
+    ] = "1,2,3,4,5",
+) -> None:
+    """Validate a run folder and load it as one run, all or nothing."""
+    result = loader.load_run(
+        db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds)
+    )
+    report_load(result)
+
+
+@app.command()
+@handles_errors
+def seed(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bundled dataset to load.")] = "chapter3",
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the dataset's name).")] = None,
+    label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
+) -> None:
+    """Load a bundled dataset as a run."""
+    folder = seed_dir(name)
+    if folder is None:
+        raise UsageError(f"no bundled dataset {name!r} (available: {', '.join(seed_names())})")
+    result = loader.load_run(
+        db_path(ctx), Path(str(folder)), run=run or name, label=label, replace=replace, source=f"seed:{name}"
+    )
+    report_load(result)
+
+
+@app.command()
+@handles_errors
+def runs(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
+    """List the runs, oldest first, with their headline metrics."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.runs(con), fmt, sys.stdout)
+
+
+@app.command()
+@handles_errors
+def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.claim_status(con, run), fmt, sys.stdout)
+
+
+@app.command()
+@handles_errors
+def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Claims per status, supported share (citation recall) and pair precision (citation precision)."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.metrics(con, run), fmt, sys.stdout)
+
+
+@app.command()
+@handles_errors
+def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Correct refusal decisions per threshold, with the questions each threshold gets wrong."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.sweep(con, run), fmt, sys.stdout)
+
+
+@app.command()
+@handles_errors
+def cases(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    output: OutputOption = None,
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format; tsv is the chapter's cases.tsv (no header).")
+    ] = Format.tsv,
+) -> None:
+    """The test cases: question id, expected behaviour, first supporting chunk id or 'none'."""
+    with open_warehouse(db_path(ctx)) as con:
+        emit_rows(queries.cases(con, run), fmt, output)
+
+
+@app.command()
+@handles_errors
+def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption = None) -> None:
+    """The chapter's evidence file: key: value lines for claims, thresholds and cases."""
+    with open_warehouse(db_path(ctx)) as con:
+        lines = evidence_lines(con, run)
+    if output is None:
+        write_lines(lines, sys.stdout)
+    else:
+        with atomic_output(output) as handle:
+            write_lines(lines, handle)
+        note(f"wrote {len(lines)} lines to {output}")
+
+
+@app.command()
+@handles_errors
+def sql(
+    ctx: typer.Context,
+    statement: Annotated[str, typer.Argument(help="A query; the warehouse is open read-only.")],
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Run a read-only SQL query against the warehouse and print its rows."""
+    with open_warehouse(db_path(ctx)) as con:
+        try:
+            rows = queries.query(con, statement)
+        except duckdb.Error as exc:
+            raise UsageError(str(exc).splitlines()[0]) from None
+        write_rows(rows, fmt, sys.stdout)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,118 @@
+"""The one writer for rows: stdout is data, in ``table``, ``csv``, ``json`` or ``tsv``.
+
+``table`` is for people (Rich); ``csv`` and ``json`` are for programs;
+``tsv`` is tab-separated with no header, the shape of the chapter's cases.tsv.
+Lists print as JSON arrays in csv and tsv, and comma-joined in tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import enum
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+
+class Format(str, enum.Enum):
+    """Row output formats."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    tsv = "tsv"
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A result: column names and row tuples."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """Each row as a column -> value mapping."""
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    return value
+
+
+def _flat_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(_json_value(value), ensure_ascii=False)
+    if isinstance(value, (dt.datetime, dt.date)):
+        return value.isoformat()
+    return str(value)
+
+
+def _table_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_table_value(v) for v in value)
+    return _flat_value(value)
+
+
+def write_rows(rows: Rows, fmt: Format, stream: TextIO) -> None:
+    """Write ``rows`` to ``stream`` in ``fmt``."""
+    if fmt is Format.json:
+        stream.write(json.dumps([{k: _json_value(v) for k, v in d.items()} for d in rows.dicts()],
+                                ensure_ascii=False, indent=2))
+        stream.write("\n")
+    elif fmt is Format.csv:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(rows.columns)
+        writer.writerows([_flat_value(v) for v in row] for row in rows.rows)
+    elif fmt is Format.tsv:
+        for row in rows.rows:
+            stream.write("\t".join(_flat_value(v) for v in row) + "\n")
+    else:
+        table = Table(*rows.columns, show_edge=True, header_style="bold")
+        for row in rows.rows:
+            table.add_row(*(_table_value(v) for v in row))
+        width = None if stream.isatty() else 1000  # piped: never truncate cells
+        Console(file=stream, width=width, soft_wrap=False).print(table)
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[TextIO]:
+    """A text stream whose content replaces ``path`` only if the block completes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            yield handle
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_lines(lines: Sequence[str], stream: TextIO) -> None:
+    """Write text lines, each ending in a newline."""
+    for line in lines:
+        stream.write(line + "\n")

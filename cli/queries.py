@@ -1,0 +1,64 @@
+"""Read-side library API: one function per question a user asks of a run.
+
+Each returns ``Rows`` straight from a view; the CLI only chooses the format.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from evalwh.output import Rows
+from evalwh.warehouse import resolve_run
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> Rows:
+    """Run any SELECT and return its rows."""
+    rel = con.execute(sql, params or [])
+    columns = tuple(d[0] for d in rel.description) if rel.description else ()
+    return Rows(columns, rel.fetchall() if columns else [])
+
+
+def runs(con: duckdb.DuckDBPyConnection) -> Rows:
+    """Every run, oldest first, with its headline metrics."""
+    return query(
+        con,
+        """
+        SELECT r.run_id, r.created_at, r.label, m.claims, m.supported_share, m.pair_precision,
+               (SELECT count(*) FROM questions AS q WHERE q.run_id = r.run_id) AS questions
+        FROM runs AS r JOIN run_metrics AS m USING (run_id)
+        ORDER BY r.created_at
+        """,
+    )
+
+
+def claim_status(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
+    """Each claim of the run with its status, in file order."""
+    return query(
+        con,
+        "SELECT claim_id, status, cited_ids FROM claim_status WHERE run_id = ? ORDER BY ordinal",
+        [resolve_run(con, run)],
+    )
+
+
+def metrics(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
+    """The run's row of run_metrics."""
+    return query(con, "SELECT * FROM run_metrics WHERE run_id = ?", [resolve_run(con, run)])
+
+
+def sweep(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
+    """The refusal threshold sweep of the run, by threshold."""
+    return query(
+        con,
+        "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered "
+        "FROM threshold_sweep WHERE run_id = ? ORDER BY threshold",
+        [resolve_run(con, run)],
+    )
+
+
+def cases(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
+    """The run's test cases: question id, expected behaviour, supporting chunk id or ``none``."""
+    return query(
+        con,
+        "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal",
+        [resolve_run(con, run)],
+    )

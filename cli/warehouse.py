@@ -1,0 +1,148 @@
+"""Opening the warehouse file: schema versions, migrations, views, and naming runs.
+
+Every evalwh connection goes through ``open_warehouse``. Writers create or
+upgrade the schema and refresh the views in one transaction; readers open the
+file read-only and refuse a schema they do not match.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from evalwh import __version__
+from evalwh.errors import UsageError, WarehouseError
+from evalwh.views import create_views
+from evalwh.resources import schema_steps
+from evalwh.textnorm import register_udfs
+
+LATEST = "latest"
+
+
+def code_schema_version() -> int:
+    """The schema version this release of evalwh writes."""
+    return max(version for version, _, _ in schema_steps())
+
+
+def file_schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The schema version of an open warehouse; 0 for a file evalwh never initialised."""
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_version'"
+    ).fetchone()
+    if not exists or exists[0] == 0:
+        return 0
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
+    """Attach the warehouse file to ``con`` as its default database.
+
+    Working through ATTACH lets a load stage and validate its input in memory
+    first and touch the file only once the input is known to be good.
+    """
+    literal = "'" + str(path).replace("'", "''") + "'"
+    mode = " (READ_ONLY)" if read_only else ""
+    try:
+        con.execute(f"ATTACH {literal} AS warehouse{mode}")
+    except duckdb.Error as exc:
+        message = str(exc).splitlines()[0]
+        if "lock" in message.lower():
+            raise WarehouseError(f"{path}: the warehouse is locked by another process") from exc
+        raise WarehouseError(f"{path}: cannot open the warehouse: {message}") from exc
+    con.execute("USE warehouse")
+
+
+def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A new connection with the evalwh UDFs registered and the warehouse at ``path`` attached."""
+    con = duckdb.connect()
+    register_udfs(con)
+    try:
+        attach(con, path, read_only=read_only)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _check_not_newer(path: Path, found: int) -> None:
+    ours = code_schema_version()
+    if found > ours:
+        raise WarehouseError(
+            f"{path}: schema version {found} is newer than this evalwh supports ({ours}); upgrade evalwh"
+        )
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Apply the schema steps the file lacks and refresh the views, in the caller's transaction.
+
+    Returns the number of schema steps applied.
+    """
+    found = file_schema_version(con)
+    _check_not_newer(path, found)
+    applied = 0
+    for version, _, sql in schema_steps():
+        if version > found:
+            con.execute(sql)
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?, ?)",
+                [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
+            )
+            applied += 1
+    create_views(con)
+    return applied
+
+
+@contextmanager
+def open_warehouse(path: Path, *, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the warehouse at ``path``.
+
+    ``write=True`` creates the file if needed and brings its schema and views up
+    to date before handing it over. ``write=False`` needs an existing file at
+    this release's schema and opens it read-only.
+    """
+    if not write and not path.exists():
+        raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
+    con = connect(path, read_only=not write)
+    try:
+        if write:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                migrate(con, path)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        else:
+            found = file_schema_version(con)
+            _check_not_newer(path, found)
+            if found < code_schema_version():
+                raise WarehouseError(
+                    f"{path}: schema version {found} is older than this evalwh ({code_schema_version()}); "
+                    "run `evalwh init` to upgrade it"
+                )
+        yield con
+    finally:
+        con.close()
+
+
+def run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """All run ids, oldest first."""
+    return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY created_at").fetchall()]
+
+
+def resolve_run(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """The run id ``name`` refers to: a run id, or ``latest`` for the most recently created run."""
+    ids = run_ids(con)
+    if not ids:
+        raise UsageError("the warehouse has no runs yet; load one with `evalwh load DIR` or `evalwh seed`")
+    if name == LATEST:
+        return ids[-1]
+    if name not in ids:
+        raise UsageError(f"no run named {name!r} (runs: {', '.join(ids)})")
+    return name

@@ -1,0 +1,25 @@
+-- One row per (question, chunk) that share at least one term: the overlap score,
+-- the number of different non-stop words the question and the chunk share.
+-- Pairs that share nothing score 0 and have no row.
+WITH question_terms AS (
+    SELECT DISTINCT q.run_id, q.question_id, w.term
+    FROM questions AS q, unnest(q.question_words) AS w(term)
+),
+chunk_terms AS (
+    SELECT DISTINCT c.run_id, c.chunk_id, c.ordinal, w.term
+    FROM chunks AS c, unnest(c.text_words) AS w(term)
+)
+SELECT
+    qt.run_id,
+    qt.question_id,
+    ct.chunk_id,
+    ct.ordinal AS chunk_ordinal,
+    count(*)   AS score
+FROM question_terms AS qt
+JOIN chunk_terms AS ct
+    ON ct.run_id = qt.run_id AND ct.term = qt.term
+WHERE NOT EXISTS (
+    SELECT 1 FROM run_stopwords AS s
+    WHERE s.run_id = qt.run_id AND s.word = qt.term
+)
+GROUP BY qt.run_id, qt.question_id, ct.chunk_id, ct.ordinal

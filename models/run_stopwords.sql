@@ -1,0 +1,7 @@
+-- One row per (run, stop word): the stop list the run's overlap score ignores,
+-- read from runs.params.stopwords.
+SELECT
+    r.run_id,
+    s.word
+FROM runs AS r,
+     unnest(CAST(json_extract(r.params, '$.stopwords') AS VARCHAR[])) AS s(word)

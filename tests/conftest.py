@@ -1,0 +1,69 @@
+"""Shared fixtures: temporary warehouses, run folders written from Python data, the CLI runner."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from evalwh.app import app
+
+REPO = Path(__file__).resolve().parent.parent
+CHAPTER3 = REPO / "seeds" / "chapter3"
+EXPECTED = Path(__file__).resolve().parent / "expected"
+
+
+def write_table(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    """Write rows as CSV, TSV or JSONL, chosen by the file's suffix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".jsonl":
+        with path.open("w", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(dict(zip(header, row)), ensure_ascii=False) + "\n")
+    else:
+        delim = "\t" if path.suffix == ".tsv" else ","
+        # csv leaves a lone carriage return unquoted, which no reader can tell from a line break
+        bare_cr = any("\r" in str(v) for row in rows for v in row)
+        quoting = csv.QUOTE_ALL if bare_cr else csv.QUOTE_MINIMAL
+        with path.open("w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, delimiter=delim, lineterminator="\n", quoting=quoting)
+            writer.writerow(header)
+            writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "wh.duckdb"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def cli(runner: CliRunner, db: Path) -> Callable[..., object]:
+    """Invoke evalwh against the test warehouse; returns the Result (stdout, stderr, exit_code)."""
+
+    def invoke(*args: str):
+        return runner.invoke(app, ["--db", str(db), *args])
+
+    return invoke
+
+
+def snapshot(path: Path) -> dict[str, list[tuple]]:
+    """Every row of every table in a warehouse, for before/after comparisons."""
+    if not path.exists():
+        return {}
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
+    finally:
+        con.close()

@@ -1,0 +1,191 @@
+"""The CLI through CliRunner: stdout, stderr and exit code checked separately."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+
+from evalwh import __version__
+from evalwh.warehouse import code_schema_version
+
+EVIDENCE = """\
+t1_c1: SUPPORTED
+t1_c2: NUMBER_MISMATCH
+t1_c3: SUPPORTED
+t1_c4: UNCITED
+t1_c5: UNSUPPORTED
+t1_c6: DANGLING
+t1_c7: SUPPORTED
+t1_c8: SUPPORTED
+t1_supported_share: 0.500
+t1_pair_precision: 0.625
+t2_best_scores: q1=4,q2=3,q3=3,q4=3,q5=4,q6=2,u1=1,u2=2
+t2_correct: 6,7,7,4,2
+t2_best_accuracy: 7
+t2_wrongly_refused_t3: q6
+t2_wrongly_answered_t2: u2
+t3_rows: 8
+t3_answer_rows: 6
+t3_chunk_ids: handbook-1,handbook-3,network-1,expenses-1,expenses-2,expenses-2,none,none
+"""
+
+CASES_TSV = """\
+q1\tanswer\thandbook-1
+q2\tanswer\thandbook-3
+q3\tanswer\tnetwork-1
+q4\tanswer\texpenses-1
+q5\tanswer\texpenses-2
+q6\tanswer\texpenses-2
+u1\trefuse\tnone
+u2\trefuse\tnone
+"""
+
+
+def test_seed_then_evidence_prints_the_chapter_answers(cli) -> None:
+    seeded = cli("seed", "chapter3")
+    assert seeded.exit_code == 0
+    assert seeded.stdout == ""
+    assert "loaded run 'chapter3': 9 chunks, 8 claims, 8 citations, 8 questions" in seeded.stderr
+    result = cli("evidence")
+    assert result.exit_code == 0
+    assert result.stdout == EVIDENCE
+    assert result.stderr == ""
+
+
+def test_cases_to_stdout_and_to_a_file(cli, tmp_path: Path) -> None:
+    cli("seed")
+    result = cli("cases")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, CASES_TSV, "")
+    out = tmp_path / "out" / "cases.tsv"
+    result = cli("cases", "-o", str(out))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert out.read_text(encoding="utf-8") == CASES_TSV
+
+
+def test_metrics_json_and_csv(cli) -> None:
+    cli("seed")
+    rows = json.loads(cli("metrics", "--format", "json").stdout)
+    assert len(rows) == 1
+    assert rows[0]["supported_share"] == 0.5
+    assert rows[0]["pair_precision"] == 0.625
+    assert (rows[0]["claims"], rows[0]["pairs"], rows[0]["sound_pairs"]) == (8, 8, 5)
+    table = list(csv.DictReader(io.StringIO(cli("sweep", "--format", "csv").stdout)))
+    assert [r["correct"] for r in table] == ["6", "7", "7", "4", "2"]
+    assert json.loads(table[0]["wrongly_answered"]) == ["u1", "u2"]
+
+
+def test_status_table_lists_every_claim(cli) -> None:
+    cli("seed")
+    result = cli("status")
+    assert result.exit_code == 0
+    for claim, status in [("c4", "UNCITED"), ("c6", "DANGLING"), ("c7", "SUPPORTED")]:
+        assert any(claim in line and status in line for line in result.stdout.splitlines())
+
+
+def test_run_selection(cli, tmp_path: Path) -> None:
+    assert cli("seed").exit_code == 0
+    assert cli("seed", "--run", "second", "--label", "again").exit_code == 0
+    runs = json.loads(cli("runs", "-f", "json").stdout)
+    assert [r["run_id"] for r in runs] == ["chapter3", "second"]
+    assert runs[1]["label"] == "again"
+    assert json.loads(cli("metrics", "-f", "json").stdout)[0]["run_id"] == "second"
+    assert json.loads(cli("metrics", "-r", "chapter3", "-f", "json").stdout)[0]["run_id"] == "chapter3"
+    missing = cli("metrics", "--run", "nope")
+    assert missing.exit_code == 2
+    assert missing.stdout == ""
+    assert missing.stderr == "evalwh: error: no run named 'nope' (runs: chapter3, second)\n"
+
+
+def test_replace_swaps_the_run_and_makes_it_latest(cli) -> None:
+    cli("seed")
+    cli("seed", "--run", "second")
+    result = cli("seed", "--replace")
+    assert result.exit_code == 0
+    assert "replaced run 'chapter3'" in result.stderr
+    runs = json.loads(cli("runs", "-f", "json").stdout)
+    assert [r["run_id"] for r in runs] == ["second", "chapter3"]
+    assert json.loads(cli("metrics", "-f", "json").stdout)[0]["claims"] == 8
+
+
+def test_sql_runs_a_query_and_rejects_writes(cli) -> None:
+    cli("seed")
+    result = cli("sql", "SELECT status, count(*) AS n FROM claim_status GROUP BY status ORDER BY status", "-f", "csv")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "status,n", "DANGLING,1", "NUMBER_MISMATCH,1", "SUPPORTED,4", "UNCITED,1", "UNSUPPORTED,1",
+    ]
+    write = cli("sql", "DELETE FROM runs")
+    assert write.exit_code == 2
+    assert write.stderr.startswith("evalwh: error: ")
+    assert json.loads(cli("runs", "-f", "json").stdout)[0]["run_id"] == "chapter3"
+
+
+def test_no_warehouse_and_no_runs(cli, db: Path) -> None:
+    result = cli("status")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"evalwh: error: {db}: no warehouse here")
+    assert not db.exists()
+    assert cli("init").exit_code == 0
+    empty = cli("evidence")
+    assert empty.exit_code == 2
+    assert "the warehouse has no runs yet" in empty.stderr
+
+
+def test_newer_schema_is_refused_with_exit_3(cli, db: Path) -> None:
+    cli("seed")
+    con = duckdb.connect(str(db))
+    con.execute("INSERT INTO schema_version VALUES (?, now(), 'future')", [code_schema_version() + 1])
+    con.close()
+    for args in (["status"], ["seed", "--replace"], ["init"]):
+        result = cli(*args)
+        assert result.exit_code == 3, args
+        assert "is newer than this evalwh supports" in result.stderr
+
+
+def test_locked_warehouse_is_exit_3(cli, db: Path) -> None:
+    cli("init")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+         "time.sleep(60)", str(db)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = cli("seed")
+        assert result.exit_code == 3
+        assert result.stdout == ""
+        assert result.stderr == f"evalwh: error: {db}: the warehouse is locked by another process\n"
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_thresholds_option(cli, tmp_path: Path) -> None:
+    from tests.conftest import CHAPTER3
+
+    assert cli("load", str(CHAPTER3), "--run", "t", "--thresholds", "2,3").exit_code == 0
+    rows = json.loads(cli("sweep", "-f", "json").stdout)
+    assert [(r["threshold"], r["correct"]) for r in rows] == [(2, 7), (3, 7)]
+    bad = cli("load", str(CHAPTER3), "--run", "u", "--thresholds", "two")
+    assert bad.exit_code == 2
+    assert bad.stderr == "evalwh: error: --thresholds takes whole numbers separated by commas, not 'two'\n"
+
+
+def test_reserved_run_name(cli) -> None:
+    result = cli("seed", "--run", "latest")
+    assert result.exit_code == 2
+    assert "reserved" in result.stderr
+
+
+def test_version_and_help(cli) -> None:
+    assert cli("--version").stdout.startswith(f"evalwh {__version__}")
+    help_text = cli("--help").stdout
+    for command in ("init", "load", "seed", "runs", "status", "metrics", "sweep", "cases", "evidence", "sql"):
+        assert command in help_text

@@ -1,0 +1,123 @@
+"""Bad input: one stderr line naming file, row and column, exit code 2, warehouse unchanged."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CHAPTER3, snapshot, write_table
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "run2"
+    shutil.copytree(CHAPTER3, folder)
+    return folder
+
+
+@pytest.fixture
+def loaded(cli, db: Path) -> dict:
+    """A warehouse holding the chapter-3 seed, and its contents before the bad load."""
+    assert cli("seed").exit_code == 0
+    return snapshot(db)
+
+
+def edit_csv(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def assert_rejected(result, db: Path, before: dict, message: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("evalwh: error: ")
+    assert message in lines[0]
+    assert snapshot(db) == before
+
+
+CASES = [
+    ("missing chunks file", lambda d: (d / "chunks.csv").unlink(), "chunks.csv: missing file"),
+    ("missing column", lambda d: edit_csv(d / "chunks.csv", "chunk_id,doc_id,text", "chunk_id,doc_id,body"),
+     "chunks.csv, column text: missing column 'text'"),
+    ("empty id", lambda d: edit_csv(d / "claims.csv", "c3,", ","), "claims.csv, row 3, column claim_id: empty id"),
+    ("duplicate id", lambda d: edit_csv(d / "questions.csv", "q2,", "q1,"),
+     "questions.csv, row 2, column question_id: duplicate id 'q1' (first at row 1)"),
+    ("duplicate chunk id", lambda d: edit_csv(d / "chunks.csv", "network-2,", "network-1,"),
+     "chunks.csv, row 5, column chunk_id: duplicate id 'network-1' (first at row 4)"),
+    ("citation of unknown claim", lambda d: edit_csv(d / "citations.csv", "c5,network-1", "c9,network-1"),
+     "citations.csv, row 4, column claim_id: unknown claim 'c9'"),
+    ("unknown expected", lambda d: edit_csv(d / "questions.csv", "refuse", "decline"),
+     "questions.csv, row 7, column expected: unknown expected value 'decline'"),
+    ("tab in id", lambda d: edit_csv(d / "chunks.csv", "network-3,", '"network\t3",'),
+     "chunks.csv, row 6, column chunk_id: id contains a tab or newline"),
+    ("newline in id", lambda d: edit_csv(d / "questions.csv", "u1,", '"u\n1",'),
+     "questions.csv, row 7, column question_id: id contains a tab or newline"),
+    ("no claims and no questions", lambda d: ((d / "claims.csv").unlink(), (d / "citations.csv").unlink(),
+                                              (d / "questions.csv").unlink()),
+     "missing file: a run needs claims or questions"),
+    ("citations without claims", lambda d: (d / "claims.csv").unlink(),
+     "citations.csv: citations need a claims file beside them"),
+    ("two formats of one file", lambda d: write_table(d / "chunks.jsonl", ["chunk_id", "text"], [["a", "b"]]),
+     "both chunks.csv and chunks.jsonl are present"),
+    ("ragged csv row", lambda d: edit_csv(d / "citations.csv", "c2,handbook-1", "c2,handbook-1,extra"),
+     "citations.csv: line 3: cannot parse: Expected Number of Columns: 2 Found: 3"),
+]
+
+
+@pytest.mark.parametrize("name,break_it,message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_rejected_and_nothing_changes(cli, db: Path, loaded: dict, run_dir: Path, name, break_it, message) -> None:
+    break_it(run_dir)
+    assert_rejected(cli("load", str(run_dir)), db, loaded, message)
+
+
+def test_invalid_utf8_names_row_and_column(cli, db: Path, loaded: dict, run_dir: Path) -> None:
+    path = run_dir / "claims.csv"
+    path.write_bytes(path.read_bytes().replace(b"Lost laptops", b"Lost \xfflaptops"))
+    assert_rejected(cli("load", str(run_dir)), db, loaded, "claims.csv, row 3, column text: text is not valid UTF-8")
+
+
+def test_invalid_utf8_in_jsonl_names_the_line(cli, db: Path, loaded: dict, run_dir: Path) -> None:
+    (run_dir / "questions.csv").unlink()
+    path = run_dir / "questions.jsonl"
+    path.write_bytes(b'{"question_id":"q1","question":"ok","expected":"answer","gold":""}\n'
+                     b'{"question_id":"q2","question":"bad \xc3","expected":"answer","gold":""}\n')
+    assert_rejected(cli("load", str(run_dir)), db, loaded, "questions.jsonl: line 2, byte 37: text is not valid UTF-8")
+
+
+def test_malformed_jsonl_names_the_line(cli, db: Path, loaded: dict, run_dir: Path) -> None:
+    (run_dir / "chunks.csv").unlink()
+    (run_dir / "chunks.jsonl").write_text('{"chunk_id":"a","text":"x"}\n{"chunk_id":"b",\n', encoding="utf-8")
+    assert_rejected(cli("load", str(run_dir)), db, loaded, "chunks.jsonl: line 3: malformed JSON")
+
+
+def test_jsonl_cited_must_be_a_list(cli, db: Path, loaded: dict, run_dir: Path) -> None:
+    (run_dir / "claims.csv").unlink()
+    (run_dir / "citations.csv").unlink()
+    write_table(run_dir / "claims.jsonl", ["claim_id", "text", "quote", "cited"],
+                [["c1", "t", "q", ["handbook-1"]], ["c2", "t", "q", "handbook-1"]])
+    assert_rejected(cli("load", str(run_dir)), db, loaded, "claims.jsonl, row 2, column cited: expected a list of chunk ids")
+
+
+def test_existing_run_needs_replace(cli, db: Path, loaded: dict) -> None:
+    result = cli("seed")
+    assert_rejected(result, db, loaded, "run 'chapter3' already exists; pass --replace")
+
+
+def test_bad_load_does_not_create_a_warehouse(cli, db: Path, run_dir: Path) -> None:
+    edit_csv(run_dir / "claims.csv", "c3,", ",")
+    result = cli("load", str(run_dir))
+    assert result.exit_code == 2
+    assert not db.exists()
+
+
+def test_unknown_chunk_is_not_an_error(cli, db: Path, run_dir: Path) -> None:
+    edit_csv(run_dir / "citations.csv", "c1,handbook-1", "c1,no such/chunk")
+    result = cli("load", str(run_dir))
+    assert result.exit_code == 0, result.stderr
+    status = cli("status", "--format", "csv")
+    assert "c1,DANGLING" in status.stdout
