@@ -15,7 +15,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 
-from evalwh import __version__, loader, queries
+from evalwh import __version__, history, loader, queries
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -175,6 +175,22 @@ def seed(
         db_path(ctx), Path(str(folder)), run=run or name, label=label, replace=replace, source=f"seed:{name}"
     )
     report_load(result)
+
+
+@app.command()
+@handles_errors
+def materialize(
+    ctx: typer.Context,
+    full_refresh: Annotated[
+        bool, typer.Option("--full-refresh", help="Rebuild the history of every run, not only new runs.")
+    ] = False,
+) -> None:
+    """Copy the metric views of runs not yet materialised into the history tables."""
+    result = history.materialize(db_path(ctx), full_refresh=full_refresh)
+    if result.runs:
+        note(f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")
+    else:
+        note("nothing to materialise: every run is already in history")
 
 
 @app.command()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from evalwh.errors import InputError, UsageError
+from evalwh.progress import progress
 from evalwh.sources import Staged, check_utf8, find_input, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse import LATEST, attach, migrate
@@ -153,8 +154,10 @@ def read_stopwords(directory: Path) -> tuple[list[str], str]:
     return sorted(set(words)), "stopwords.txt"
 
 
-def stage_directory(con: duckdb.DuckDBPyConnection, directory: Path) -> dict[str, Staged]:
-    """Find, read and validate every input file of a run directory."""
+def stage_directory(
+    con: duckdb.DuckDBPyConnection, directory: Path, advance: Callable[[int], None] = lambda n: None
+) -> dict[str, Staged]:
+    """Find, read and validate every input file of a run directory; ``advance(1)`` after each file."""
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
     paths = {kind: find_input(directory, kind) for kind in SPECS}
@@ -169,6 +172,7 @@ def stage_directory(con: duckdb.DuckDBPyConnection, directory: Path) -> dict[str
         spec = SPECS[kind]
         staged[kind] = stage(con, path, kind, spec.required + spec.optional, spec.list_columns)
         validate_table(con, staged[kind], spec)
+        advance(1)
     claims = staged.get("claims")
     if claims is not None and "cited" in claims.columns and "citations" in staged:
         raise InputError(
@@ -229,7 +233,10 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     }
 
 
-BASE_TABLES: tuple[str, ...] = ("citations", "claims", "questions", "chunks", "runs")
+# a replaced run loses its rows here, its materialised history included
+RUN_TABLES: tuple[str, ...] = (
+    "citations", "claims", "questions", "chunks", "metrics_history", "claim_status_history", "runs",
+)
 
 
 def check_run_name(name: str) -> str:
@@ -258,33 +265,48 @@ def load_run(
     con = duckdb.connect()
     try:
         register_udfs(con)
-        staged = stage_directory(con, directory)
-        stopwords, stop_source = read_stopwords(directory)
-        params = {"thresholds": sorted(set(int(t) for t in thresholds)), "stopwords": stopwords,
-                  "stopwords_source": stop_source}
-        attach(con, db, read_only=False)
-        con.execute("BEGIN TRANSACTION")
-        try:
-            migrate(con, db)
-            exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] > 0
-            if exists and not replace:
-                raise UsageError(f"run {run_id!r} already exists; pass --replace to swap it, or --run to name a new one")
-            if exists:
-                for table in BASE_TABLES:
-                    con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-            previous = con.execute("SELECT max(created_at) FROM runs").fetchone()[0]
-            created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-            if previous is not None and created <= previous:
-                created = previous + dt.timedelta(microseconds=1)
-            con.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
-                [run_id, created, label, source or str(directory.resolve()), json.dumps(params)],
-            )
-            counts = write_run(con, run_id, staged)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        return LoadResult(run_id=run_id, replaced=exists, counts=counts)
+        with progress(f"load {run_id}", len(SPECS) + 1) as advance:
+            staged = stage_directory(con, directory, advance)
+            stopwords, stop_source = read_stopwords(directory)
+            advance(len(SPECS) - len(staged))
+            counts = _write(con, db, run_id, staged, params=_params(thresholds, stopwords, stop_source),
+                            label=label, source=source or str(directory.resolve()), replace=replace)
+            advance(1)
+        return LoadResult(run_id=run_id, replaced=counts.pop("replaced") == 1, counts=counts)
     finally:
         con.close()
+
+
+def _params(thresholds: Sequence[int], stopwords: list[str], stop_source: str) -> dict[str, object]:
+    return {"thresholds": sorted(set(int(t) for t in thresholds)), "stopwords": stopwords,
+            "stopwords_source": stop_source}
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], *,
+    params: dict[str, object], label: str | None, source: str, replace: bool,
+) -> dict[str, int]:
+    """Attach the warehouse and write the run in one transaction; counts rows, plus ``replaced``."""
+    attach(con, db, read_only=False)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        migrate(con, db)
+        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+        if exists and not replace:
+            raise UsageError(f"run {run_id!r} already exists; pass --replace to swap it, or --run to name a new one")
+        if exists:
+            for table in RUN_TABLES:
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+        previous = con.execute("SELECT max(created_at) FROM runs").fetchone()[0]
+        created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+        if previous is not None and created <= previous:
+            created = previous + dt.timedelta(microseconds=1)
+        con.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?)", [run_id, created, label, source, json.dumps(params)]
+        )
+        counts = write_run(con, run_id, staged)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {**counts, "replaced": int(exists)}

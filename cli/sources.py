@@ -114,7 +114,9 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
         raise InputError(path.name, f"{where}: cannot parse: {detail}")
 
 
-def _stage_jsonl(con: duckdb.DuckDBPyConnection, path: Path, raw: str, list_columns: set[str]) -> set[str]:
+def _stage_jsonl(
+    con: duckdb.DuckDBPyConnection, path: Path, raw: str, wanted: tuple[str, ...], list_columns: set[str]
+) -> None:
     check_utf8(path)
     try:
         con.execute(f"CREATE TEMP TABLE {raw}_objects AS SELECT json FROM read_ndjson_objects({_sql_literal(str(path))})")
@@ -133,16 +135,18 @@ def _stage_jsonl(con: duckdb.DuckDBPyConnection, path: Path, raw: str, list_colu
         row[0]
         for row in con.execute(f"SELECT DISTINCT unnest(json_keys(json)) FROM {raw}_objects").fetchall()
     }
-    selects = ["rowid AS source_order"]
+    if not keys:  # an empty file has no rows to lack a column: give it every wanted column
+        columns = ", ".join(
+            f"CAST(NULL AS {'VARCHAR[]' if c in list_columns else 'VARCHAR'}) AS {_quote_ident(c)}" for c in wanted
+        )
+        con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {columns} FROM {raw}_objects")
+        return
+    selects = []
     for key in sorted(keys):
         path_expr = _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
-        if key in list_columns:
-            selects.append(f"json_extract(json, {path_expr}) AS {_quote_ident(key)}")
-        else:
-            selects.append(f"json_extract_string(json, {path_expr}) AS {_quote_ident(key)}")
+        extract = "json_extract" if key in list_columns else "json_extract_string"
+        selects.append(f"{extract}(json, {path_expr}) AS {_quote_ident(key)}")
     con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects ORDER BY rowid")
-    con.execute(f"ALTER TABLE {raw} DROP COLUMN source_order")
-    return keys
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
@@ -174,7 +178,7 @@ def stage(
     if path.suffix in (".csv", ".tsv"):
         _stage_csv(con, path, raw)
     elif path.suffix == ".jsonl":
-        _stage_jsonl(con, path, raw, set(list_columns))
+        _stage_jsonl(con, path, raw, wanted, set(list_columns))
     else:
         _stage_parquet(con, path, raw)
     present = [

@@ -1,0 +1,91 @@
+"""Run history: materialising the metric views, and reading a run's metrics and statuses.
+
+``materialize`` copies run_metrics_long and claim_status into the history tables
+for the runs not yet there (or all of them with ``full_refresh``), in one
+transaction. Readers take a run's numbers from history when it was
+materialised and from the live views otherwise, so the answer is the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from evalwh.progress import progress
+from evalwh.warehouse import open_warehouse
+
+HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
+
+
+@dataclass(frozen=True)
+class MaterializeResult:
+    """Which runs a materialize wrote."""
+
+    runs: list[str]
+    full_refresh: bool
+
+
+def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
+    """Write the history rows of every run that has none (all runs with ``full_refresh``)."""
+    with open_warehouse(db, write=True) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if full_refresh:
+                for table in HISTORY_TABLES:
+                    con.execute(f"DELETE FROM {table}")
+            pending = [
+                row[0]
+                for row in con.execute(
+                    "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM metrics_history) "
+                    "ORDER BY created_at"
+                ).fetchall()
+            ]
+            now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+            with progress("materialize", len(pending)) as advance:
+                for run_id in pending:
+                    con.execute(
+                        "INSERT INTO metrics_history SELECT run_id, position, metric, value, ? "
+                        "FROM run_metrics_long WHERE run_id = ?",
+                        [now, run_id],
+                    )
+                    con.execute(
+                        "INSERT INTO claim_status_history SELECT run_id, claim_id, ordinal, status, cited_ids, ? "
+                        "FROM claim_status WHERE run_id = ?",
+                        [now, run_id],
+                    )
+                    advance(1)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return MaterializeResult(runs=pending, full_refresh=full_refresh)
+
+
+def is_materialized(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
+    """Whether the run has history rows."""
+    return con.execute("SELECT count(*) FROM metrics_history WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+
+
+def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, float | None]:
+    """The run's metrics by name, in display order."""
+    source = "metrics_history" if is_materialized(con, run_id) else "run_metrics_long"
+    rows = con.execute(f"SELECT metric, value FROM {source} WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
+    return {metric: value for metric, value in rows}
+
+
+def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
+    """The table or view to read the run's claim statuses from."""
+    return "claim_status_history" if is_materialized(con, run_id) else "claim_status"
+
+
+def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    """The run created just before ``run_id``, if any."""
+    row = con.execute(
+        "SELECT run_id FROM runs WHERE created_at < (SELECT created_at FROM runs WHERE run_id = ?) "
+        "ORDER BY created_at DESC LIMIT 1",
+        [run_id],
+    ).fetchone()
+    return row[0] if row else None

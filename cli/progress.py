@@ -1,0 +1,38 @@
+"""Progress bars for long work, on stderr, only when stderr is a terminal.
+
+Piped or captured output (CI logs, tests, `2>file`) gets no bar and no
+control characters, so stdout and stderr stay clean data and messages.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def progress_enabled() -> bool:
+    """A bar is drawn only for a person watching a terminal."""
+    return sys.stderr.isatty()
+
+
+@contextmanager
+def progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """Yield ``advance(n)``; draws a bar of ``total`` steps on a terminal, nothing otherwise."""
+    if not progress_enabled() or total <= 0:
+        yield lambda n=1: None
+        return
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n=1: bar.advance(task, n)

@@ -1,0 +1,29 @@
+-- One row per (run, metric): every headline metric of a run as a number, the shape
+-- metrics_history stores and `evalwh check` reads; position orders them for display. Metrics:
+--   claims, uncited, dangling, unsupported, number_mismatch, supported   (claim counts)
+--   supported_share (citation recall), pairs, sound_pairs, pair_precision (citation precision)
+--   questions, best_correct (most correct refusal decisions over the swept thresholds)
+WITH question_counts AS (
+    SELECT r.run_id, count(q.question_id) AS questions
+    FROM runs AS r
+    LEFT JOIN questions AS q ON q.run_id = r.run_id
+    GROUP BY r.run_id
+),
+best_sweep AS (
+    SELECT run_id, max(correct) AS best_correct
+    FROM threshold_sweep
+    GROUP BY run_id
+)
+SELECT run_id, 1 AS position, 'claims' AS metric, CAST(claims AS DOUBLE) AS value FROM run_metrics
+UNION ALL SELECT run_id,  2, 'uncited',         CAST(uncited AS DOUBLE)         FROM run_metrics
+UNION ALL SELECT run_id,  3, 'dangling',        CAST(dangling AS DOUBLE)        FROM run_metrics
+UNION ALL SELECT run_id,  4, 'unsupported',     CAST(unsupported AS DOUBLE)     FROM run_metrics
+UNION ALL SELECT run_id,  5, 'number_mismatch', CAST(number_mismatch AS DOUBLE) FROM run_metrics
+UNION ALL SELECT run_id,  6, 'supported',       CAST(supported AS DOUBLE)       FROM run_metrics
+UNION ALL SELECT run_id,  7, 'supported_share', supported_share                 FROM run_metrics
+UNION ALL SELECT run_id,  8, 'pairs',           CAST(pairs AS DOUBLE)           FROM run_metrics
+UNION ALL SELECT run_id,  9, 'sound_pairs',     CAST(sound_pairs AS DOUBLE)     FROM run_metrics
+UNION ALL SELECT run_id, 10, 'pair_precision',  pair_precision                  FROM run_metrics
+UNION ALL SELECT run_id, 11, 'questions',       CAST(questions AS DOUBLE)       FROM question_counts
+UNION ALL SELECT q.run_id, 12, 'best_correct',  CAST(b.best_correct AS DOUBLE)
+          FROM question_counts AS q LEFT JOIN best_sweep AS b ON b.run_id = q.run_id

@@ -1,0 +1,77 @@
+"""materialize: incremental, idempotent, --full-refresh, and history equal to the live views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from evalwh.history import materialize
+from evalwh.loader import load_run
+from tests.conftest import CHAPTER3, snapshot
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_materialize_is_incremental_and_idempotent(db: Path) -> None:
+    load_run(db, CHAPTER3, run="a")
+    assert materialize(db).runs == ["a"]
+    first = snapshot(db)["metrics_history"]
+    assert materialize(db).runs == []
+    assert snapshot(db)["metrics_history"] == first
+    load_run(db, CHAPTER3, run="b")
+    assert materialize(db).runs == ["b"]
+    assert rows(db, "SELECT run_id, count(*) FROM claim_status_history GROUP BY run_id ORDER BY run_id") == [
+        ("a", 8), ("b", 8)
+    ]
+    assert materialize(db, full_refresh=True).runs == ["a", "b"]
+
+
+def test_history_holds_the_chapter_numbers(db: Path) -> None:
+    load_run(db, CHAPTER3, run="a")
+    materialize(db)
+    metrics = dict(rows(db, "SELECT metric, value FROM metrics_history WHERE run_id = 'a'"))
+    assert metrics == {
+        "claims": 8, "uncited": 1, "dangling": 1, "unsupported": 1, "number_mismatch": 1, "supported": 4,
+        "supported_share": 0.5, "pairs": 8, "sound_pairs": 5, "pair_precision": 0.625,
+        "questions": 8, "best_correct": 7,
+    }
+    assert rows(db, "SELECT claim_id, status FROM claim_status_history ORDER BY ordinal")[:2] == [
+        ("c1", "SUPPORTED"), ("c2", "NUMBER_MISMATCH")
+    ]
+
+
+def test_replacing_a_run_clears_its_history(db: Path) -> None:
+    load_run(db, CHAPTER3, run="a")
+    materialize(db)
+    load_run(db, CHAPTER3, run="a", replace=True)
+    assert rows(db, "SELECT count(*) FROM metrics_history") == [(0,)]
+    assert materialize(db).runs == ["a"]
+
+
+def test_cli_materialize(cli) -> None:
+    cli("seed")
+    result = cli("materialize")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "evalwh: materialised 1 run(s): chapter3\n"
+    again = cli("materialize")
+    assert again.stderr == "evalwh: nothing to materialise: every run is already in history\n"
+
+
+def test_version_1_warehouse_is_migrated(db: Path) -> None:
+    from evalwh.resources import schema_steps
+
+    version, _, ddl = schema_steps()[0]
+    con = duckdb.connect(str(db))
+    con.execute(ddl)
+    con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con.close()
+    load_run(db, CHAPTER3, run="a")
+    assert rows(db, "SELECT max(version) FROM schema_version") == [(max(v for v, _, _ in schema_steps()),)]
+    assert materialize(db).runs == ["a"]
