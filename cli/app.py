@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from enum import Enum
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional, TypeVar
@@ -15,7 +16,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 
-from evalwh import __version__, history, loader, queries
+from evalwh import __version__, history, loader, queries, report
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -252,6 +253,35 @@ def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption =
         with atomic_output(output) as handle:
             write_lines(lines, handle)
         note(f"wrote {len(lines)} lines to {output}")
+
+
+class ReportFormat(str, Enum):
+    """Report formats."""
+
+    html = "html"
+    md = "md"
+
+
+@app.command("report")
+@handles_errors
+def report_command(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="html (self-contained, offline) or md.")] = ReportFormat.html,
+    output: OutputOption = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Longest table in the report; the full claim table goes beside it as CSV.")
+    ] = report.DEFAULT_MAX_ROWS,
+) -> None:
+    """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
+
+    With -o, the full per-claim table is written beside the report as <name>.claims.csv.
+    """
+    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        note(f"wrote {output} and {report.claims_csv_path(output)}")
 
 
 @app.command()

@@ -89,3 +89,24 @@ def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
         [run_id],
     ).fetchone()
     return row[0] if row else None
+
+
+def status_changes(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[dict[str, str | None]]:
+    """Claims (matched by claim id) whose status differs from ``run_a`` to ``run_b``.
+
+    A claim present in one run only shows None for the other.
+    """
+    a_source = claim_statuses_source(con, run_a)
+    b_source = claim_statuses_source(con, run_b)
+    rows = con.execute(
+        f"""
+        WITH a AS (SELECT claim_id, ordinal, status FROM {a_source} WHERE run_id = ?),
+             b AS (SELECT claim_id, ordinal, status FROM {b_source} WHERE run_id = ?)
+        SELECT coalesce(b.claim_id, a.claim_id) AS claim_id, a.status AS before, b.status AS after
+        FROM a FULL OUTER JOIN b ON a.claim_id = b.claim_id
+        WHERE a.status IS DISTINCT FROM b.status
+        ORDER BY b.ordinal NULLS LAST, a.ordinal
+        """,
+        [run_a, run_b],
+    ).fetchall()
+    return [{"claim_id": claim_id, "before": before, "after": after} for claim_id, before, after in rows]

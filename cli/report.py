@@ -1,0 +1,204 @@
+"""A run's report: gather what the views say about one run, then render HTML or Markdown.
+
+Gathering reads only capped slices of the big tables (failing claims first), so
+a run of 100,000 claims still gives a short page; the full per-claim table is
+written beside the report as CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from evalwh.errors import UsageError
+from evalwh.highlight import segments
+from evalwh.history import claim_statuses_source, metric_values, previous_run, status_changes
+from evalwh.output import atomic_output
+from evalwh.progress import progress
+from evalwh.templates import render
+from evalwh.warehouse import open_warehouse, resolve_run
+
+STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DANGLING", "UNCITED")
+FAILING_FIRST = "CASE status WHEN 'DANGLING' THEN 1 WHEN 'UNCITED' THEN 2 WHEN 'UNSUPPORTED' THEN 3 " \
+                "WHEN 'NUMBER_MISMATCH' THEN 4 ELSE 5 END"
+FORMATS = {"html": "report.html.j2", "md": "report.md.j2"}
+DEFAULT_MAX_ROWS = 200
+
+# What the checks prove and what they leave open, shown in every report.
+LEAVES_OPEN: tuple[str, ...] = (
+    "A citation is checked as a pointer: the cited chunk id must exist in the run's chunk store (else DANGLING).",
+    "The claim's quote must appear word for word, after normalising case and punctuation, in a cited chunk "
+    "(else UNSUPPORTED).",
+    "Every run of digits in the claim must be among the quote's digit runs (else NUMBER_MISMATCH).",
+    "SUPPORTED means only that the quote is in the cited chunk and the claim's numbers are in the quote. It does "
+    "not mean the claim says nothing beyond its quote: the chapter's claim c8 adds \"checked weekly\" to a quote "
+    "about the VPN and still passes. A person or a separate evaluation step has to read a sample.",
+    "The refusal sweep scores one signal, the best chunk's word-overlap score. A threshold trades answerable "
+    "questions wrongly refused against unanswerable ones wrongly answered; no threshold need get every question right.",
+)
+
+
+@dataclass
+class Metric:
+    name: str
+    value: float | None
+    previous: float | None
+    delta: float | None
+
+
+@dataclass
+class Capped:
+    """The first rows of a longer list, and how many were left out."""
+
+    rows: list[Any]
+    total: int
+
+    @property
+    def left_out(self) -> int:
+        return self.total - len(self.rows)
+
+
+@dataclass
+class ReportData:
+    run: dict[str, Any]
+    previous: str | None
+    metrics: list[Metric]
+    status_counts: list[tuple[str, int]]
+    claims: Capped
+    sweep: list[dict[str, Any]]
+    cases: Capped
+    changes: Capped
+    claims_csv: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    rel = con.execute(sql, params)
+    names = [d[0] for d in rel.description]
+    return [dict(zip(names, row)) for row in rel.fetchall()]
+
+
+def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) -> list[Metric]:
+    now = metric_values(con, run_id)
+    before = metric_values(con, previous) if previous else {}
+    out = []
+    for name, value in now.items():
+        old = before.get(name)
+        delta = value - old if value is not None and old is not None else None
+        out.append(Metric(name, value, old, delta))
+    return out
+
+
+def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
+    total = con.execute(f"SELECT count(*) FROM {source} WHERE run_id = ?", [run_id]).fetchone()[0]
+    rows = _dicts(
+        con,
+        f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote, c.quote_norm "
+        f"FROM {source} AS s JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
+        f"WHERE s.run_id = ? ORDER BY {FAILING_FIRST}, s.ordinal LIMIT ?",
+        [run_id, limit],
+    )
+    if rows:
+        pairs = _dicts(
+            con,
+            "SELECT p.claim_id, p.ordinal, p.chunk_id, p.chunk_exists, p.quote_found, ch.text "
+            "FROM citation_pairs AS p LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id "
+            "WHERE p.run_id = ? AND p.claim_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY p.claim_id, p.ordinal",
+            [run_id, [r["claim_id"] for r in rows]],
+        )
+        by_claim: dict[str, list[dict[str, Any]]] = {}
+        for pair in pairs:
+            by_claim.setdefault(pair["claim_id"], []).append(pair)
+        for row in rows:
+            row["citations"] = [
+                {
+                    "chunk_id": p["chunk_id"],
+                    "exists": p["chunk_exists"],
+                    "quote_found": p["quote_found"],
+                    "segments": segments(p["text"], row["quote_norm"]) if p["quote_found"] else [(p["text"] or "", False)],
+                }
+                for p in by_claim.get(row["claim_id"], [])
+            ]
+    return Capped(rows, total)
+
+
+def gather(con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS) -> ReportData:
+    """Everything the report shows about ``run`` (a run id or ``latest``)."""
+    run_id = resolve_run(con, run)
+    info = _dicts(con, "SELECT run_id, label, created_at, source, params FROM runs WHERE run_id = ?", [run_id])[0]
+    info["params"] = json.loads(info["params"])
+    previous = previous_run(con, run_id)
+    source = claim_statuses_source(con, run_id)
+    counts = dict(con.execute(f"SELECT status, count(*) FROM {source} WHERE run_id = ? GROUP BY status", [run_id]).fetchall())
+    sweep = _dicts(
+        con,
+        "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered FROM threshold_sweep "
+        "WHERE run_id = ? ORDER BY threshold",
+        [run_id],
+    )
+    cases_total = con.execute("SELECT count(*) FROM cases WHERE run_id = ?", [run_id]).fetchone()[0]
+    cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+                   [run_id, max_rows])
+    changes = status_changes(con, previous, run_id) if previous else []
+    return ReportData(
+        run=info,
+        previous=previous,
+        metrics=_metrics(con, run_id, previous),
+        status_counts=[(s, int(counts.get(s, 0))) for s in STATUSES],
+        claims=_claims(con, run_id, source, max_rows),
+        sweep=sweep,
+        cases=Capped(cases, cases_total),
+        changes=Capped(changes[:max_rows], len(changes)),
+    )
+
+
+def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) -> None:
+    """The full per-claim table of a run, failing claims first."""
+    source = claim_statuses_source(con, run_id)
+    rel = con.execute(
+        f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote FROM {source} AS s "
+        "JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
+        f"WHERE s.run_id = ? ORDER BY {FAILING_FIRST}, s.ordinal",
+        [run_id],
+    )
+    with atomic_output(path) as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow([d[0] for d in rel.description])
+        while batch := rel.fetchmany(10_000):
+            writer.writerows([cid, status, json.dumps(ids, ensure_ascii=False), text, quote]
+                             for cid, status, ids, text, quote in batch)
+
+
+def claims_csv_path(output: Path) -> Path:
+    """Where the full claim table goes beside a report: ``report.html`` -> ``report.claims.csv``."""
+    return output.with_name(output.stem + ".claims.csv")
+
+
+def build_report(db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS) -> str:
+    """Render the report of ``run``; with ``output``, write it and the claims CSV beside it.
+
+    Returns the rendered text.
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(FORMATS)})")
+    if max_rows < 1:
+        raise UsageError("--max-rows must be at least 1")
+    with open_warehouse(db) as con, progress("report", 3) as advance:
+        data = gather(con, run, max_rows)
+        advance(1)
+        if output is not None:
+            csv_path = claims_csv_path(output)
+            write_claims_csv(con, data.run["run_id"], csv_path)
+            data.claims_csv = csv_path.name
+        advance(1)
+        text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN).rstrip("\n") + "\n"
+        if output is not None:
+            with atomic_output(output) as handle:
+                handle.write(text)
+        advance(1)
+    return text

@@ -1,0 +1,74 @@
+"""The Jinja environments for reports: HTML with autoescape, Markdown with its own escaping.
+
+Every chunk, claim and question text is data. In HTML Jinja's autoescape makes
+it text; in Markdown every ``{{ }}`` passes through ``md_escape`` (the
+environment's finalize), so no value can open a tag, a link or a table cell.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib.resources import files
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def md_escape(value: Any) -> Any:
+    """Make a value safe inside Markdown text and table cells; Markup passes through untouched."""
+    if value is None:
+        return ""
+    if isinstance(value, Markup):
+        return str(value)
+    text = str(value)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"\s*[\r\n]+\s*", " ", text)
+
+
+def fmt_number(value: Any, digits: int = 3) -> str:
+    """Counts as integers, shares to ``digits`` decimals, missing as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.{digits}f}"
+    if isinstance(value, (int, float)):
+        return str(int(value))
+    return str(value)
+
+
+def fmt_delta(value: Any, digits: int = 3) -> str:
+    """A signed change, or an em dash when there is nothing to compare."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return "±0"
+    sign = "+" if value > 0 else "−"
+    return sign + fmt_number(abs(value), digits)
+
+
+def _common(env: Environment) -> Environment:
+    env.filters["number"] = fmt_number
+    env.filters["delta"] = fmt_delta
+    return env
+
+
+def environment(kind: str) -> Environment:
+    """The environment for ``html`` or ``md`` templates in ``reports/``."""
+    loader = FileSystemLoader(str(files("evalwh.reports")))
+    if kind == "html":
+        env = Environment(loader=loader, autoescape=select_autoescape(default=True), undefined=StrictUndefined,
+                          trim_blocks=True, lstrip_blocks=True)
+    else:
+        env = Environment(loader=loader, autoescape=False, finalize=md_escape, undefined=StrictUndefined,
+                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+        env.filters["raw"] = Markup
+    return _common(env)
+
+
+def render(kind: str, template: str, **context: Any) -> str:
+    """Render ``reports/<template>`` with ``context``."""
+    return environment(kind).get_template(template).render(**context)
