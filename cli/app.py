@@ -16,7 +16,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 
-from evalwh import __version__, history, loader, queries, report
+from evalwh import __version__, check, compare, history, loader, queries, report
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -253,6 +253,76 @@ def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption =
         with atomic_output(output) as handle:
             write_lines(lines, handle)
         note(f"wrote {len(lines)} lines to {output}")
+
+
+class DiffFormat(str, Enum):
+    """Diff output formats."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    md = "md"
+
+
+@app.command()
+@handles_errors
+def diff(
+    ctx: typer.Context,
+    run_a: Annotated[str, typer.Argument(help="The earlier run (or 'latest').")],
+    run_b: Annotated[str, typer.Argument(help="The later run (or 'latest').")],
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+) -> None:
+    """Metric deltas from RUN_A to RUN_B, and the claims (matched by id) whose status changed.
+
+    Rows are kind (metric or claim), name, a, b, delta.
+    """
+    with open_warehouse(db_path(ctx)) as con:
+        a, b, rows = compare.diff_runs(con, run_a, run_b)
+    if fmt is DiffFormat.md:
+        sys.stdout.write(compare.diff_markdown(a, b, rows))
+    else:
+        write_rows(rows, Format(fmt.value), sys.stdout)
+
+
+class CheckFormat(str, Enum):
+    """Check output formats."""
+
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+@app.command("check")
+@handles_errors
+def check_command(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    minimum: Annotated[
+        Optional[list[str]], typer.Option("--min", metavar="METRIC=X", help="Fail when METRIC is below X.")
+    ] = None,
+    maximum: Annotated[
+        Optional[list[str]], typer.Option("--max", metavar="METRIC=X", help="Fail when METRIC is above X.")
+    ] = None,
+    max_drop: Annotated[
+        Optional[list[str]],
+        typer.Option("--max-drop", metavar="METRIC=X", help="Fail when METRIC fell by more than X since the previous run."),
+    ] = None,
+    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
+) -> None:
+    """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
+
+    Metrics are those of `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision,
+    DANGLING (the count of dangling claims), best_correct.
+    """
+    conditions = [check.parse_condition("min", c) for c in minimum or []]
+    conditions += [check.parse_condition("max", c) for c in maximum or []]
+    conditions += [check.parse_condition("max-drop", c) for c in max_drop or []]
+    result = check.run_check(db_path(ctx), run, conditions)
+    writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
+    sys.stdout.write(writer[fmt](result))
+    if not result.ok:
+        typer.echo(f"evalwh: check failed: {len(result.failed)} of {len(result.outcomes)} conditions", err=True)
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
 class ReportFormat(str, Enum):

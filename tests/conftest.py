@@ -67,3 +67,25 @@ def snapshot(path: Path) -> dict[str, list[tuple]]:
         return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
     finally:
         con.close()
+
+
+def fixed_c5_dir(tmp_path: Path) -> Path:
+    """The chapter-3 seed with claim c5 quoting what network-1 really says, so c5 becomes SUPPORTED."""
+    import shutil
+
+    folder = tmp_path / "fixed"
+    shutil.copytree(CHAPTER3, folder)
+    claims = folder / "claims.csv"
+    text = claims.read_text(encoding="utf-8")
+    claims.write_text(text.replace("weekly.,changes weekly", "weekly.,changes on the first Monday"), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def two_runs(db: Path, tmp_path: Path) -> Path:
+    """A warehouse with run 'base' (the chapter-3 seed) and, created after it, run 'fixed'."""
+    from evalwh.loader import load_run
+
+    load_run(db, CHAPTER3, run="base", source="seed:chapter3")
+    load_run(db, fixed_c5_dir(tmp_path), run="fixed", label="c5 quotes network-1", source="fixture:fixed")
+    return db

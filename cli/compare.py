@@ -1,0 +1,37 @@
+"""Comparing two runs: metric deltas and the claims whose status changed.
+
+The result is one row set (kind, name, a, b, delta) so every output format
+can carry it; Markdown groups it into two tables.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from evalwh.history import metric_values, status_changes
+from evalwh.output import Rows
+from evalwh.templates import render
+from evalwh.warehouse import resolve_run
+
+DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta")
+
+
+def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[str, str, Rows]:
+    """Resolve both runs and return (a, b, rows): every metric with its delta, then each changed claim."""
+    a, b = resolve_run(con, run_a), resolve_run(con, run_b)
+    before, after = metric_values(con, a), metric_values(con, b)
+    rows: list[tuple[object, ...]] = []
+    for name in list(after) + [m for m in before if m not in after]:
+        old, new = before.get(name), after.get(name)
+        delta = new - old if old is not None and new is not None else None
+        rows.append(("metric", name, old, new, delta))
+    for change in status_changes(con, a, b):
+        rows.append(("claim", change["claim_id"], change["before"], change["after"], None))
+    return a, b, Rows(DIFF_COLUMNS, rows)
+
+
+def diff_markdown(run_a: str, run_b: str, rows: Rows) -> str:
+    """The diff as Markdown: a metrics table and a table of changed claims."""
+    metrics = [r for r in rows.dicts() if r["kind"] == "metric"]
+    claims = [r for r in rows.dicts() if r["kind"] == "claim"]
+    return render("md", "diff.md.j2", a=run_a, b=run_b, metrics=metrics, claims=claims).rstrip("\n") + "\n"
