@@ -1,0 +1,90 @@
+"""evalwh report: golden Markdown, escaping of data, capped tables with the full CSV beside."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalwh.app import app
+from evalwh.loader import load_run
+from evalwh.report import build_report
+from tests.conftest import CHAPTER3
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SCRIPT = "<script>alert(1)</script>"
+
+
+def run(db: Path, *args: str):
+    return CliRunner().invoke(app, ["--db", str(db), *args])
+
+
+def without_timestamps(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "<created>", text)
+
+
+def test_markdown_report_matches_golden(two_runs: Path) -> None:
+    result = run(two_runs, "report", "--run", "latest", "--format", "md")
+    assert (result.exit_code, result.stderr) == (0, "")
+    golden = GOLDEN / "report_fixed.md"
+    if os.environ.get("EVALWH_UPDATE_GOLDEN"):
+        golden.write_text(without_timestamps(result.stdout), encoding="utf-8")
+    assert without_timestamps(result.stdout) == golden.read_text(encoding="utf-8")
+
+
+def test_html_report_shows_changes_highlights_and_limits(two_runs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site" / "report.html"
+    result = run(two_runs, "report", "-o", str(out))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert str(out) in result.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "<mark>must be returned within 14 days</mark> of the issue date" in html
+    assert "<mark>changes on the first Monday</mark>" in html
+    assert re.search(r"<td>c5</td><td>UNSUPPORTED</td><td>SUPPORTED</td>", html)
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+    assert "claim says nothing beyond its quote" in html
+
+
+def test_chunk_text_is_data_in_both_formats(db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "xss"
+    shutil.copytree(CHAPTER3, folder)
+    chunks = folder / "chunks.csv"
+    chunks.write_text(chunks.read_text(encoding="utf-8").replace("Loan laptops are issued", SCRIPT + " Loan laptops | are *issued*"),
+                      encoding="utf-8")
+    claims = folder / "claims.csv"
+    claims.write_text(claims.read_text(encoding="utf-8").replace('"Remote staff', '"<b>Remote</b> staff'), encoding="utf-8")
+    load_run(db, folder, run="xss")
+    html = build_report(db, "xss", "html", None)
+    assert "<script" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;b&gt;Remote&lt;/b&gt;" in html
+    md = build_report(db, "xss", "md", None)
+    assert "<script" not in md and "<b>" not in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; Loan laptops \\| are \\*issued\\*" in md
+
+
+def test_long_tables_are_capped_and_the_full_table_is_written_beside(db: Path, tmp_path: Path) -> None:
+    load_run(db, CHAPTER3, run="r")
+    out = tmp_path / "r.md"
+    md = build_report(db, "r", "md", out, max_rows=3)
+    assert "Showing the first 3 of 8 claims, failing first; 5 left out. The full table is in r.claims.csv." in md
+    claim_rows = [line.split(" | ")[0] for line in md.splitlines() if re.match(r"\| c\d \| ", line)]
+    assert claim_rows == ["| c6", "| c4", "| c5"]  # DANGLING, UNCITED, UNSUPPORTED first
+    with (tmp_path / "r.claims.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8
+    assert [r["status"] for r in rows].count("SUPPORTED") == 4
+    assert "5 more cases left out" in md
+
+
+def test_report_of_unknown_run_and_bad_max_rows(db: Path) -> None:
+    load_run(db, CHAPTER3, run="r")
+    missing = run(db, "report", "--run", "nope")
+    assert missing.exit_code == 2 and missing.stdout == ""
+    assert run(db, "report", "--max-rows", "0").exit_code == 2
