@@ -1,4 +1,5 @@
 # make demo: set up .venv, load the bundled chapter-3 seed, print the evidence, write cases.tsv
+#            and the run's HTML and Markdown reports under out/
 # make test: set up .venv with the test extras and run the test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -19,12 +20,16 @@ demo: $(STAMP)
 	$(BIN)/evalwh --db evalwh.duckdb seed chapter3 --replace
 	$(BIN)/evalwh --db evalwh.duckdb evidence
 	$(BIN)/evalwh --db evalwh.duckdb cases -o cases.tsv
+	$(BIN)/evalwh --db evalwh.duckdb materialize
+	$(BIN)/evalwh --db evalwh.duckdb report --format html -o out/report.html
+	$(BIN)/evalwh --db evalwh.duckdb report --format md -o out/report.md
+	@echo "Reports: out/report.html (open it in a browser) and out/report.md; full claim tables beside them."
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/report_100k.py
 
 clean:
 	rm -rf $(VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out

@@ -1,0 +1,38 @@
+"""Progress bars appear on a terminal only; captured or piped stderr stays clean."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from evalwh.progress import progress
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_bar_when_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", captured)
+    with progress("work", 3) as advance:
+        advance(3)
+    assert captured.getvalue() == ""
+
+
+def test_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress("materialize", 2) as advance:
+        advance(1)
+        advance(1)
+    assert "materialize" in terminal.getvalue()
+
+
+def test_cli_output_has_no_control_characters(cli) -> None:
+    result = cli("seed")
+    assert result.exit_code == 0
+    assert "\x1b" not in result.stderr
