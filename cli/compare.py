@@ -17,12 +17,15 @@ DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta")
 
 
 def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[str, str, Rows]:
-    """Resolve both runs and return (a, b, rows): every metric with its delta, then each changed claim."""
+    """Resolve both runs and return (a, b, rows): each metric defined in either run with its delta,
+    then each changed claim."""
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
     before, after = metric_values(con, a), metric_values(con, b)
     rows: list[tuple[object, ...]] = []
     for name in list(after) + [m for m in before if m not in after]:
         old, new = before.get(name), after.get(name)
+        if old is None and new is None:
+            continue  # does not apply to either run
         delta = new - old if old is not None and new is not None else None
         rows.append(("metric", name, old, new, delta))
     for change in status_changes(con, a, b):

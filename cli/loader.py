@@ -12,43 +12,29 @@ import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import duckdb
 
 from evalwh.errors import InputError, UsageError
 from evalwh.progress import progress
-from evalwh.sources import Staged, check_utf8, find_input, stage
+from evalwh.reader import register_reader_udfs
+from evalwh.settings import RunSettings, read_run_toml, with_overrides
+from evalwh.sources import Staged, check_utf8, find_input, quote_ident, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
+from evalwh.validate import (
+    EXPECTED_SQL,
+    SPECS,
+    validate_citations,
+    validate_question_refs,
+    validate_questions,
+    validate_retrievals,
+    validate_table,
+)
 from evalwh.warehouse import LATEST, attach, migrate
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
-EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse")
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """What one input file must and may hold."""
-
-    kind: str
-    required: tuple[str, ...]
-    optional: tuple[str, ...] = ()
-    ids: tuple[str, ...] = ()          # id columns: non-empty, no tab or newline
-    unique: str | None = None          # the column that identifies a row
-    list_columns: tuple[str, ...] = ()
-
-
-SPECS: dict[str, TableSpec] = {
-    "chunks": TableSpec("chunks", ("chunk_id", "text"), ("doc_id",), ids=("chunk_id",), unique="chunk_id"),
-    "claims": TableSpec(
-        "claims", ("claim_id", "text", "quote"), ("question_id", "cited"),
-        ids=("claim_id",), unique="claim_id", list_columns=("cited",),
-    ),
-    "citations": TableSpec("citations", ("claim_id", "chunk_id"), ids=("claim_id", "chunk_id")),
-    "questions": TableSpec(
-        "questions", ("question_id", "question", "expected", "gold"), ids=("question_id",), unique="question_id"
-    ),
-}
 
 
 @dataclass
@@ -60,91 +46,10 @@ class LoadResult:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> tuple | None:
-    return con.execute(sql, list(params)).fetchone()
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSpec) -> None:
-    """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
-    for column in spec.required:
-        if column not in staged.columns:
-            found = ", ".join(sorted(staged.columns)) or "none"
-            raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
-    for column in spec.ids:
-        row = _first(
-            con,
-            f"SELECT row_no FROM {staged.table} WHERE {_q(column)} IS NULL OR {_q(column)} = '' "
-            "ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "empty id", row=row[0], column=column)
-        row = _first(
-            con,
-            f"SELECT row_no FROM {staged.table} WHERE regexp_matches({_q(column)}, '[\\t\\n\\r]') "
-            "ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "id contains a tab or newline", row=row[0], column=column)
-    if spec.unique:
-        col = _q(spec.unique)
-        row = _first(
-            con,
-            f"SELECT row_no, {col}, first_row FROM ("
-            f"  SELECT row_no, {col}, min(row_no) OVER (PARTITION BY {col}) AS first_row FROM {staged.table}"
-            f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(
-                staged.name, f"duplicate id {row[1]!r} (first at row {row[2]})", row=row[0], column=spec.unique
-            )
-    for column in spec.list_columns:
-        if column not in staged.columns:
-            continue
-        row = _first(
-            con,
-            f"SELECT row_no, i FROM {staged.table}, unnest({_q(column)}) AS u(i) "
-            "WHERE i IS NULL OR i = '' OR regexp_matches(i, '[\\t\\n\\r]') ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "cited ids must be non-empty, without tabs or newlines", row=row[0], column=column)
-
-
-def validate_citations(con: duckdb.DuckDBPyConnection, citations: Staged, claims: Staged | None) -> None:
-    """Every citation names a claim of the claims file."""
-    if claims is None:
-        raise InputError(citations.name, "citations need a claims file beside them")
-    row = _first(
-        con,
-        f"SELECT ci.row_no, ci.claim_id FROM {citations.table} AS ci "
-        f"ANTI JOIN {claims.table} AS cl ON cl.claim_id = ci.claim_id ORDER BY ci.row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(citations.name, f"unknown claim {row[1]!r}", row=row[0], column="claim_id")
-
-
-def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged) -> None:
-    """``expected`` is one of the known behaviours."""
-    allowed = ", ".join(f"'{v}'" for v in EXPECTED_VALUES)
-    row = _first(
-        con,
-        f"SELECT row_no, expected FROM {questions.table} WHERE expected IS NULL OR expected NOT IN ({allowed}) "
-        "ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(
-            questions.name,
-            f"unknown expected value {row[1]!r} (use {' or '.join(EXPECTED_VALUES)})",
-            row=row[0],
-            column="expected",
-        )
-
-
-def read_stopwords(directory: Path) -> tuple[list[str], str]:
-    """The run's stop list: ``stopwords.txt`` (one word a line) if present, else the chapter's."""
+def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], str]:
+    """The run's stop list: run.toml's ``stopwords``, else ``stopwords.txt`` (one word a line), else the chapter's."""
+    if settings.stopwords is not None:
+        return sorted(set(settings.stopwords)), "run.toml"
     path = directory / "stopwords.txt"
     if not path.is_file():
         return list(CHAPTER_STOPWORDS), "chapter"
@@ -180,62 +85,110 @@ def stage_directory(
         )
     if "citations" in staged:
         validate_citations(con, staged["citations"], claims)
-    if "questions" in staged:
-        validate_questions(con, staged["questions"])
+    questions = staged.get("questions")
+    if questions is not None:
+        validate_questions(con, questions, staged["chunks"])
+    for kind in ("retrievals", "responses"):
+        if kind in staged:
+            validate_question_refs(con, staged[kind], questions)
+    if "retrievals" in staged:
+        validate_retrievals(con, staged["retrievals"])
     return staged
 
 
-def _opt(staged: Staged, column: str) -> str:
-    return f"s.{_q(column)}" if column in staged.columns else "NULL"
+def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
+    return f"s.{quote_ident(column)}" if column in staged.columns else default
 
 
-def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged]) -> dict[str, int]:
-    """Insert the staged rows as run ``run_id`` (inside the caller's transaction)."""
+def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged], tokenizer: str) -> dict[str, int]:
+    """Insert the staged rows as run ``run_id`` (inside the caller's transaction).
+
+    Every text is normalised here, once, by the UDFs; the views read the stored columns.
+    """
+    run = {"run": run_id, "tokenizer": tokenizer}
     chunks = staged["chunks"]
     con.execute(
-        f"INSERT INTO chunks SELECT $run, s.chunk_id, s.row_no, {_opt(chunks, 'doc_id')}, "
-        "coalesce(s.text, ''), words(coalesce(s.text, '')), norm(coalesce(s.text, '')) "
-        f"FROM {chunks.table} AS s ORDER BY s.row_no",
-        {"run": run_id},
+        f"""INSERT INTO chunks BY NAME
+        SELECT $run AS run_id, s.chunk_id, s.row_no AS ordinal, {_opt(chunks, 'doc_id')} AS doc_id, s.text,
+               words(s.text) AS text_words, norm(s.text) AS text_norm, terms(s.text, $tokenizer) AS text_terms,
+               numbers(s.text) AS text_numbers, first_sentence(s.text) AS first_sentence,
+               squad_tokens(first_sentence(s.text)) AS first_sentence_tokens
+        FROM (SELECT * REPLACE (coalesce(text, '') AS text) FROM {chunks.table}) AS s ORDER BY s.row_no""",
+        run,
     )
     if "claims" in staged:
         claims = staged["claims"]
         con.execute(
-            f"INSERT INTO claims SELECT $run, s.claim_id, s.row_no, {_opt(claims, 'question_id')}, "
-            "coalesce(s.text, ''), coalesce(s.quote, ''), norm(coalesce(s.quote, '')), "
-            "digit_runs(coalesce(s.text, '')), digit_runs(coalesce(s.quote, '')) "
-            f"FROM {claims.table} AS s ORDER BY s.row_no",
+            f"""INSERT INTO claims BY NAME
+            SELECT $run AS run_id, s.claim_id, s.row_no AS ordinal, {_opt(claims, 'question_id')} AS question_id,
+                   s.text, s.quote, norm(s.quote) AS quote_norm,
+                   digit_runs(s.text) AS text_digits, digit_runs(s.quote) AS quote_digits
+            FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s
+            ORDER BY s.row_no""",
             {"run": run_id},
         )
         if "cited" in claims.columns:
             con.execute(
-                "INSERT INTO citations SELECT $run, s.claim_id, s.cited[i], i "
+                "INSERT INTO citations BY NAME SELECT $run AS run_id, s.claim_id, s.cited[i] AS chunk_id, i AS ordinal "
                 f"FROM {claims.table} AS s, generate_series(1, len(coalesce(s.cited, []))) AS g(i)",
                 {"run": run_id},
             )
     if "citations" in staged:
         con.execute(
-            "INSERT INTO citations SELECT $run, s.claim_id, s.chunk_id, "
-            "row_number() OVER (PARTITION BY s.claim_id ORDER BY s.row_no) "
+            "INSERT INTO citations BY NAME SELECT $run AS run_id, s.claim_id, s.chunk_id, "
+            "row_number() OVER (PARTITION BY s.claim_id ORDER BY s.row_no) AS ordinal "
             f"FROM {staged['citations'].table} AS s",
             {"run": run_id},
         )
     if "questions" in staged:
+        questions = staged["questions"]
         con.execute(
-            "INSERT INTO questions SELECT $run, s.question_id, s.row_no, coalesce(s.question, ''), s.expected, "
-            "coalesce(s.gold, ''), norm(coalesce(s.gold, '')), words(coalesce(s.question, '')) "
-            f"FROM {staged['questions'].table} AS s ORDER BY s.row_no",
+            f"""INSERT INTO questions BY NAME
+            SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.question, {EXPECTED_SQL} AS expected,
+                   s.gold, norm(s.gold) AS gold_norm, words(s.question) AS question_words,
+                   terms(s.question, $tokenizer) AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
+                   variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens
+            FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
+                         coalesce({_opt(questions, 'gold')}, '') AS gold,
+                         {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
+                         coalesce({_opt(questions, 'acceptable_answers')}, '') AS acceptable
+                  FROM {questions.table} AS s) AS s
+            ORDER BY s.row_no""",
+            run,
+        )
+    if "retrievals" in staged:
+        con.execute(
+            "INSERT INTO retrievals BY NAME SELECT $run AS run_id, s.question_id, s.chunk_id, "
+            "CAST(trim(s.rank) AS INTEGER) AS rank, try_cast(nullif(trim(s.score), '') AS DOUBLE) AS score "
+            f"FROM {staged['retrievals'].table} AS s",
+            {"run": run_id},
+        )
+    elif "questions" in staged:
+        con.execute(
+            "INSERT INTO retrievals BY NAME SELECT run_id, question_id, chunk_id, rank, score "
+            "FROM builtin_retrieval WHERE run_id = $run",
+            {"run": run_id},
+        )
+    if "responses" in staged:
+        con.execute(
+            f"""INSERT INTO responses BY NAME
+            SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.output,
+                   p.parse_ok, p.answer, p.sources, squad_tokens(coalesce(p.answer, '')) AS answer_tokens,
+                   answer_numbers(p.answer, p.sources) AS answer_numbers
+            FROM (SELECT *, parse_output(output) AS p
+                  FROM (SELECT * REPLACE (coalesce(output, '') AS output) FROM {staged['responses'].table})) AS s""",
             {"run": run_id},
         )
     return {
         table: con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
-        for table in ("chunks", "claims", "citations", "questions")
+        for table in ("chunks", "claims", "citations", "questions", "retrievals", "responses")
     }
 
 
 # a replaced run loses its rows here, its materialised history included
 RUN_TABLES: tuple[str, ...] = (
-    "citations", "claims", "questions", "chunks", "metrics_history", "claim_status_history", "runs",
+    "citations", "claims", "questions", "chunks", "retrievals", "responses",
+    "metrics_history", "claim_status_history", "runs",
 )
 
 
@@ -257,34 +210,44 @@ def load_run(
     replace: bool = False,
     thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
     source: str | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> LoadResult:
-    """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``."""
+    """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``.
+
+    ``overrides`` (retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml.
+    """
     run_id = check_run_name(run if run is not None else directory.resolve().name)
     if not thresholds:
         raise UsageError("at least one threshold is needed")
+    if not directory.is_dir():
+        raise InputError(str(directory), "no such directory")
+    settings = with_overrides(read_run_toml(directory), **(overrides or {}))
     con = duckdb.connect()
     try:
         register_udfs(con)
+        register_reader_udfs(con)
         with progress(f"load {run_id}", len(SPECS) + 1) as advance:
             staged = stage_directory(con, directory, advance)
-            stopwords, stop_source = read_stopwords(directory)
+            stopwords, stop_source = read_stopwords(directory, settings)
             advance(len(SPECS) - len(staged))
-            counts = _write(con, db, run_id, staged, params=_params(thresholds, stopwords, stop_source),
-                            label=label, source=source or str(directory.resolve()), replace=replace)
+            params = {
+                "thresholds": sorted(set(int(t) for t in thresholds)),
+                "stopwords": stopwords,
+                "stopwords_source": stop_source,
+                **settings.params(),
+                "retrieval_source": "file" if "retrievals" in staged else f"builtin:{settings.retriever}",
+            }
+            counts = _write(con, db, run_id, staged, params=params, label=label,
+                            source=source or str(directory.resolve()), replace=replace)
             advance(1)
         return LoadResult(run_id=run_id, replaced=counts.pop("replaced") == 1, counts=counts)
     finally:
         con.close()
 
 
-def _params(thresholds: Sequence[int], stopwords: list[str], stop_source: str) -> dict[str, object]:
-    return {"thresholds": sorted(set(int(t) for t in thresholds)), "stopwords": stopwords,
-            "stopwords_source": stop_source}
-
-
 def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], *,
-    params: dict[str, object], label: str | None, source: str, replace: bool,
+    params: dict[str, Any], label: str | None, source: str, replace: bool,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction; counts rows, plus ``replaced``."""
     attach(con, db, read_only=False)
@@ -304,7 +267,7 @@ def _write(
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?)", [run_id, created, label, source, json.dumps(params)]
         )
-        counts = write_run(con, run_id, staged)
+        counts = write_run(con, run_id, staged, str(params["tokenizer"]))
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -89,6 +89,8 @@ def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) 
     out = []
     for name, value in now.items():
         old = before.get(name)
+        if value is None and old is None:
+            continue  # the metric does not apply to these runs
         delta = value - old if value is not None and old is not None else None
         out.append(Metric(name, value, old, delta))
     return out

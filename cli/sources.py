@@ -57,7 +57,7 @@ def check_utf8(path: Path) -> None:
                 ) from exc
 
 
-def _quote_ident(name: str) -> str:
+def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -137,7 +137,7 @@ def _stage_jsonl(
     }
     if not keys:  # an empty file has no rows to lack a column: give it every wanted column
         columns = ", ".join(
-            f"CAST(NULL AS {'VARCHAR[]' if c in list_columns else 'VARCHAR'}) AS {_quote_ident(c)}" for c in wanted
+            f"CAST(NULL AS {'VARCHAR[]' if c in list_columns else 'VARCHAR'}) AS {quote_ident(c)}" for c in wanted
         )
         con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {columns} FROM {raw}_objects")
         return
@@ -145,7 +145,7 @@ def _stage_jsonl(
     for key in sorted(keys):
         path_expr = _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
         extract = "json_extract" if key in list_columns else "json_extract_string"
-        selects.append(f"{extract}(json, {path_expr}) AS {_quote_ident(key)}")
+        selects.append(f"{extract}(json, {path_expr}) AS {quote_ident(key)}")
     con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects ORDER BY rowid")
 
 
@@ -159,8 +159,8 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None
 def _check_list_column(con: duckdb.DuckDBPyConnection, staged_name: str, raw: str, column: str) -> None:
     """A list column must hold a JSON array (or list) of scalar ids on every row that has it."""
     bad = con.execute(
-        f"SELECT rowid + 1 FROM {raw} WHERE {_quote_ident(column)} IS NOT NULL "
-        f"AND try_cast({_quote_ident(column)} AS VARCHAR[]) IS NULL ORDER BY rowid LIMIT 1"
+        f"SELECT rowid + 1 FROM {raw} WHERE {quote_ident(column)} IS NOT NULL "
+        f"AND try_cast({quote_ident(column)} AS VARCHAR[]) IS NULL ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad:
         raise InputError(staged_name, "expected a list of chunk ids", row=int(bad[0]), column=column)
@@ -198,7 +198,7 @@ def stage(
         if column not in columns:
             continue
         cast_to = "VARCHAR[]" if column in list_columns else "VARCHAR"
-        selects.append(f"CAST({_quote_ident(column)} AS {cast_to}) AS {_quote_ident(column)}")
+        selects.append(f"CAST({quote_ident(column)} AS {cast_to}) AS {quote_ident(column)}")
     table = f"stg_{kind}"
     try:
         con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(selects)} FROM {raw} ORDER BY rowid")

@@ -9,12 +9,19 @@ in any DuckDB client.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import duckdb
 from duckdb.sqltypes import VARCHAR
 
 WORD_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 DIGIT_RUN_PATTERN = re.compile(r"\d+")
+# "unicode" tokenizer: [\p{L}\p{N}][\p{L}\p{N}-]*; in Python's re, [^\W_] is exactly [\p{L}\p{N}]
+UNICODE_TERM_PATTERN = re.compile(r"[^\W_](?:[^\W_]|-)*")
+TOKENIZERS: dict[str, re.Pattern[str]] = {"ascii": WORD_PATTERN, "unicode": UNICODE_TERM_PATTERN}
+# a number is a digit run not preceded by a letter or digit
+NUMBER_PATTERN = re.compile(r"(?<![^\W_])\d+")
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 CHAPTER_STOPWORDS: tuple[str, ...] = tuple(
     "the a an of to is are in on for be by and or it that this who which what how do i can will must "
@@ -37,8 +44,53 @@ def digit_runs(text: str) -> list[str]:
     return DIGIT_RUN_PATTERN.findall(text)
 
 
+def terms(text: str, tokenizer: str) -> list[str]:
+    """Retrieval tokens of ``text`` by the run's tokenizer (``ascii`` tokens are the chapter's words)."""
+    return TOKENIZERS[tokenizer].findall(text.lower())
+
+
+def numbers(text: str) -> list[str]:
+    """Digit runs (Python's ``\\d``) not preceded by a letter or digit: ``v2`` has none, ``2.5`` has 2 and 5."""
+    return NUMBER_PATTERN.findall(text)
+
+
+def first_sentence(text: str) -> str:
+    """Text up to the first ``.``, ``!`` or ``?`` followed by white space or the end, stripped."""
+    match = SENTENCE_END.search(text)
+    return (text[: match.end()] if match else text).strip()
+
+
+SQUAD_ARTICLES = {"a", "an", "the"}
+
+
+def squad_tokens(text: str) -> list[str]:
+    """SQuAD answer normalisation, as tokens: lower-case, delete Unicode punctuation (P*) and symbols (S*),
+    drop the words a, an, the, split on white space."""
+    lowered = text.lower()
+    kept = "".join(ch for ch in lowered if unicodedata.category(ch)[0] not in "PS")
+    return [token for token in kept.split() if token not in SQUAD_ARTICLES]
+
+
+def variants(text: str) -> list[str]:
+    """``acceptable_answers`` split on ``|``, each stripped, blank variants dropped."""
+    return [v.strip() for v in text.split("|") if v.strip()]
+
+
+def squad_variants(text: str) -> list[list[str]]:
+    """The SQuAD tokens of each of ``variants(text)``."""
+    return [squad_tokens(v) for v in variants(text)]
+
+
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
-    """Register ``words``, ``norm`` and ``digit_runs`` on a connection (used at load time only)."""
-    con.create_function("words", words, [VARCHAR], duckdb.list_type(VARCHAR), null_handling="default")
+    """Register the normalisation functions on a connection (used at load time only, never by views)."""
+    text_list = duckdb.list_type(VARCHAR)
+    con.create_function("words", words, [VARCHAR], text_list, null_handling="default")
     con.create_function("norm", norm, [VARCHAR], VARCHAR, null_handling="default")
-    con.create_function("digit_runs", digit_runs, [VARCHAR], duckdb.list_type(VARCHAR), null_handling="default")
+    con.create_function("digit_runs", digit_runs, [VARCHAR], text_list, null_handling="default")
+    con.create_function("terms", terms, [VARCHAR, VARCHAR], text_list, null_handling="default")
+    con.create_function("numbers", numbers, [VARCHAR], text_list, null_handling="default")
+    con.create_function("first_sentence", first_sentence, [VARCHAR], VARCHAR, null_handling="default")
+    con.create_function("squad_tokens", squad_tokens, [VARCHAR], text_list, null_handling="default")
+    con.create_function("variants", variants, [VARCHAR], text_list, null_handling="default")
+    con.create_function("squad_variants", squad_variants, [VARCHAR], duckdb.list_type(text_list),
+                        null_handling="default")

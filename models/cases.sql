@@ -9,7 +9,7 @@ WITH first_match AS (
     FROM questions AS q
     JOIN chunks AS c
         ON c.run_id = q.run_id AND strpos(c.text_norm, q.gold_norm) > 0
-    WHERE q.expected = 'answer'
+    WHERE q.expected <> 'refuse'
     GROUP BY q.run_id, q.question_id
 )
 SELECT

@@ -1,13 +1,13 @@
--- One row per (question, chunk) that share at least one term: the overlap score,
--- the number of different non-stop words the question and the chunk share.
--- Pairs that share nothing score 0 and have no row.
+-- One row per (question, chunk) that share at least one term: the overlap score, the
+-- number of different non-stop terms (by the run's tokenizer; ascii terms are the
+-- chapter's words) the question and the chunk share. Pairs sharing nothing have no row.
 WITH question_terms AS (
     SELECT DISTINCT q.run_id, q.question_id, w.term
-    FROM questions AS q, unnest(q.question_words) AS w(term)
+    FROM questions AS q, unnest(q.question_terms) AS w(term)
 ),
 chunk_terms AS (
     SELECT DISTINCT c.run_id, c.chunk_id, c.ordinal, w.term
-    FROM chunks AS c, unnest(c.text_words) AS w(term)
+    FROM chunks AS c, unnest(c.text_terms) AS w(term)
 )
 SELECT
     qt.run_id,

@@ -1,21 +1,22 @@
 -- One row per (run, threshold): the refusal rule "answer when the best score is at
 -- least the threshold, otherwise refuse", scored against each question's expected behaviour.
 --   correct             decisions that match expected, out of questions
---   wrongly_refused     expected answer, refused (ids in question order)
+--   wrongly_refused     expected answer (or flag_premise: the reader must see the passage
+--                       to correct the premise), refused (ids in question order)
 --   wrongly_answered    expected refuse, answered (ids in question order)
 SELECT
     t.run_id,
     t.threshold,
     count(*)                                                        AS questions,
-    count(*) FILTER (WHERE (q.best_score >= t.threshold) = (q.expected = 'answer'))
+    count(*) FILTER (WHERE (q.best_score >= t.threshold) = (q.expected <> 'refuse'))
                                                                     AS correct,
-    count(*) FILTER (WHERE q.expected = 'answer' AND q.best_score < t.threshold)
+    count(*) FILTER (WHERE q.expected <> 'refuse' AND q.best_score < t.threshold)
                                                                     AS wrongly_refused_count,
     count(*) FILTER (WHERE q.expected = 'refuse' AND q.best_score >= t.threshold)
                                                                     AS wrongly_answered_count,
     COALESCE(
         array_agg(q.question_id ORDER BY q.ordinal)
-            FILTER (WHERE q.expected = 'answer' AND q.best_score < t.threshold),
+            FILTER (WHERE q.expected <> 'refuse' AND q.best_score < t.threshold),
         CAST([] AS VARCHAR[]))                                      AS wrongly_refused,
     COALESCE(
         array_agg(q.question_id ORDER BY q.ordinal)

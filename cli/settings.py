@@ -1,0 +1,89 @@
+"""A run's settings: ``run.toml`` in the run folder, overridden by flags of ``evalwh load``.
+
+Exactly these keys are allowed; anything else is an input error naming the key,
+so a typo never silently falls back to a default.
+
+    [retrieval]  retriever = "overlap"|"tfidf", top_k = 3, tokenizer = "ascii"|"unicode", stopwords = [...]
+    [reader]     abstain_marker = "NOT IN HANDBOOK", premise_marker = "PREMISE NOT SUPPORTED"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from evalwh.errors import InputError, UsageError
+
+RETRIEVERS = ("overlap", "tfidf")
+TOKENIZERS = ("ascii", "unicode")
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "retrieval": ("retriever", "top_k", "tokenizer", "stopwords"),
+    "reader": ("abstain_marker", "premise_marker"),
+}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    retriever: str = "overlap"
+    top_k: int = 3
+    tokenizer: str = "ascii"
+    stopwords: tuple[str, ...] | None = None   # None: stopwords.txt, else the chapter's list
+    abstain_marker: str = "NOT IN HANDBOOK"
+    premise_marker: str = "PREMISE NOT SUPPORTED"
+
+    def params(self) -> dict[str, Any]:
+        """The settings as stored in runs.params (the stop list is stored separately)."""
+        values = asdict(self)
+        values.pop("stopwords")
+        return values
+
+
+def _check(settings: RunSettings, where: str, error: type[Exception]) -> RunSettings:
+    def fail(key: str, message: str) -> Exception:
+        return InputError(where, message, column=key) if error is InputError else UsageError(f"{key}: {message}")
+
+    if settings.retriever not in RETRIEVERS:
+        raise fail("retriever", f"unknown retriever {settings.retriever!r} (use {' or '.join(RETRIEVERS)})")
+    if settings.tokenizer not in TOKENIZERS:
+        raise fail("tokenizer", f"unknown tokenizer {settings.tokenizer!r} (use {' or '.join(TOKENIZERS)})")
+    if isinstance(settings.top_k, bool) or not isinstance(settings.top_k, int) or settings.top_k < 1:
+        raise fail("top_k", f"top_k must be a whole number of at least 1, not {settings.top_k!r}")
+    for key in ("abstain_marker", "premise_marker"):
+        value = getattr(settings, key)
+        if not isinstance(value, str) or not value:
+            raise fail(key, f"{key} must be a non-empty string")
+    if settings.stopwords is not None and not all(isinstance(w, str) for w in settings.stopwords):
+        raise fail("stopwords", "stopwords must be a list of strings")
+    return settings
+
+
+def read_run_toml(directory: Path) -> RunSettings:
+    """The settings in ``directory/run.toml``, or the defaults when there is none."""
+    path = directory / "run.toml"
+    if not path.is_file():
+        return RunSettings()
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path.name, "text is not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path.name, f"not valid TOML: {exc}") from None
+    values: dict[str, Any] = {}
+    for table, body in document.items():
+        if table not in ALLOWED or not isinstance(body, dict):
+            raise InputError(path.name, f"unknown table [{table}] (allowed: {', '.join(ALLOWED)})")
+        for key, value in body.items():
+            if key not in ALLOWED[table]:
+                raise InputError(path.name, f"unknown key {key!r} in [{table}] (allowed: {', '.join(ALLOWED[table])})")
+            values[key] = tuple(value) if key == "stopwords" and isinstance(value, list) else value
+    if "stopwords" in values and not isinstance(values["stopwords"], tuple):
+        raise InputError(path.name, "stopwords must be a list of strings", column="stopwords")
+    return _check(RunSettings(**values), path.name, InputError)
+
+
+def with_overrides(settings: RunSettings, **overrides: Any) -> RunSettings:
+    """``settings`` with every override that is not None applied (flags of ``evalwh load``)."""
+    chosen = {k: v for k, v in overrides.items() if v is not None}
+    return _check(replace(settings, **chosen), "load", UsageError) if chosen else settings

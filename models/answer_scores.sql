@@ -1,0 +1,63 @@
+-- One row per question that expects an answer and has a response: SQuAD exact match and F1
+-- of the answer against the question's acceptable answers (the best over them).
+-- Tokens were normalised at load (lower-case, Unicode punctuation and symbols deleted,
+-- a/an/the dropped). A refusal or a parse failure is an empty prediction: EM 0, F1 0. NULL when the question lists no acceptable answer.
+--   f1 per variant = 2 * common / (predicted tokens + reference tokens), common counted
+--   as a multiset; 1 if both are empty, 0 if only one is.
+WITH scored AS (
+    SELECT q.run_id, q.question_id, o.action, q.acceptable_tokens,
+           CASE WHEN o.action IN ('refuse', 'parse_failure') THEN CAST([] AS VARCHAR[]) ELSE r.answer_tokens END
+               AS prediction
+    FROM questions AS q
+    JOIN responses AS r ON r.run_id = q.run_id AND r.question_id = q.question_id
+    JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
+    WHERE q.expected = 'answer'
+),
+variants AS (
+    SELECT s.run_id, s.question_id, v.i, s.acceptable_tokens[v.i] AS reference
+    FROM scored AS s, generate_series(1, len(s.acceptable_tokens)) AS v(i)
+),
+prediction_counts AS (
+    SELECT s.run_id, s.question_id, t.token, count(*) AS n
+    FROM scored AS s, unnest(s.prediction) AS t(token)
+    GROUP BY s.run_id, s.question_id, t.token
+),
+reference_counts AS (
+    SELECT v.run_id, v.question_id, v.i, t.token, count(*) AS n
+    FROM variants AS v, unnest(v.reference) AS t(token)
+    GROUP BY v.run_id, v.question_id, v.i, t.token
+),
+common AS (
+    SELECT rc.run_id, rc.question_id, rc.i, sum(least(rc.n, pc.n)) AS common
+    FROM reference_counts AS rc
+    JOIN prediction_counts AS pc
+        ON pc.run_id = rc.run_id AND pc.question_id = rc.question_id AND pc.token = rc.token
+    GROUP BY rc.run_id, rc.question_id, rc.i
+),
+per_variant AS (
+    SELECT
+        v.run_id,
+        v.question_id,
+        CASE WHEN v.reference = s.prediction THEN 1 ELSE 0 END AS em,
+        CASE
+            WHEN len(s.prediction) = 0 OR len(v.reference) = 0
+                THEN CASE WHEN v.reference = s.prediction THEN 1.0 ELSE 0.0 END
+            ELSE 2.0 * COALESCE(c.common, 0) / (len(s.prediction) + len(v.reference))
+        END AS f1
+    FROM variants AS v
+    JOIN scored AS s ON s.run_id = v.run_id AND s.question_id = v.question_id
+    LEFT JOIN common AS c ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.i = v.i
+),
+best AS (
+    SELECT run_id, question_id, max(em) AS em, max(f1) AS f1
+    FROM per_variant
+    GROUP BY run_id, question_id
+)
+SELECT
+    s.run_id,
+    s.question_id,
+    CASE WHEN b.em IS NULL THEN NULL WHEN s.action IN ('refuse', 'parse_failure') THEN 0 ELSE b.em END   AS exact_match,
+    CASE WHEN b.f1 IS NULL THEN NULL WHEN s.action IN ('refuse', 'parse_failure') THEN 0.0 ELSE b.f1 END AS f1
+FROM scored AS s
+LEFT JOIN best AS b
+    ON b.run_id = s.run_id AND b.question_id = s.question_id

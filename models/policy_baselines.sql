@@ -1,0 +1,31 @@
+-- One row per (run, policy) for runs with responses, scored on the questions that have a
+-- response: observed (the reader's actions), always_answer and always_refuse.
+--   exact_matches  questions whose action is the expected one, out of total
+--   missed         the other question ids, in question order
+WITH decisions AS (
+    SELECT q.run_id, q.question_id, q.ordinal, q.expected, o.action AS observed
+    FROM questions AS q
+    JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
+),
+policies(policy, position) AS (VALUES ('observed', 1), ('always_answer', 2), ('always_refuse', 3)),
+scored AS (
+    SELECT
+        d.run_id,
+        p.policy,
+        p.position,
+        d.question_id,
+        d.ordinal,
+        d.expected = CASE p.policy WHEN 'observed' THEN d.observed
+                                   WHEN 'always_answer' THEN 'answer'
+                                   ELSE 'refuse' END AS matched
+    FROM decisions AS d CROSS JOIN policies AS p
+)
+SELECT
+    run_id,
+    policy,
+    position,
+    count(*) FILTER (WHERE matched) AS exact_matches,
+    count(*)                        AS total,
+    COALESCE(array_agg(question_id ORDER BY ordinal) FILTER (WHERE NOT matched), CAST([] AS VARCHAR[])) AS missed
+FROM scored
+GROUP BY run_id, policy, position

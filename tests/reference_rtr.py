@@ -1,0 +1,213 @@
+"""The retrieve-then-read rules, written out plainly in Python from their statement.
+
+The reference for the retrieval, reader, answer-scoring and support views. It
+shares no code with evalwh: tokenising, tf-idf, parsing, SQuAD normalisation
+and the screen are each re-derived here from the rules' text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+ASCII = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def is_letter_or_number(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def tokens(text: str, tokenizer: str) -> list[str]:
+    low = text.lower()
+    if tokenizer == "ascii":
+        return ASCII.findall(low)
+    out, current = [], ""
+    for ch in low:  # [\p{L}\p{N}][\p{L}\p{N}-]*
+        if is_letter_or_number(ch) or (ch == "-" and current):
+            current += ch
+        else:
+            if current:
+                out.append(current)
+            current = ""
+    if current:
+        out.append(current)
+    return out
+
+
+def numbers(text: str) -> list[str]:
+    """Digit runs whose preceding character is not a letter or digit."""
+    out, i = [], 0
+    while i < len(text):
+        if text[i].isdecimal() and (i == 0 or not is_letter_or_number(text[i - 1])):
+            j = i
+            while j < len(text) and text[j].isdecimal():
+                j += 1
+            out.append(text[i:j])
+            i = j
+        elif text[i].isdecimal():
+            while i < len(text) and text[i].isdecimal():
+                i += 1
+        else:
+            i += 1
+    return out
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD's normalisation with Unicode punctuation and symbols."""
+    s = s.lower()
+    s = "".join(ch for ch in s if unicodedata.category(ch)[0] not in "PS")
+    s = " ".join(w for w in s.split() if w not in {"a", "an", "the"})
+    return " ".join(s.split())
+
+
+def f1(prediction: str, reference: str) -> float:
+    p, r = normalize_answer(prediction).split(), normalize_answer(reference).split()
+    if not p or not r:
+        return float(p == r)
+    common = sum((Counter(p) & Counter(r)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+def parse(output: str) -> tuple[bool, str | None, list[str]]:
+    lines = output.strip().splitlines()
+    if len(lines) != 2:
+        return False, None, []
+    first, second = lines
+    if not (first.startswith("Answer:") and second.startswith("Sources:")):
+        return False, None, []
+    answer = first[len("Answer:"):].strip()
+    sources_text = second[len("Sources:"):].strip()
+    if sources_text == "none":
+        return True, answer, []
+    ids = [part.strip() for part in sources_text.split(",")]
+    if any(i == "" for i in ids):
+        return False, None, []
+    return True, answer, ids
+
+
+def first_sentence(text: str) -> str:
+    for i, ch in enumerate(text):
+        if ch in ".!?" and (i + 1 == len(text) or text[i + 1].isspace()):
+            return text[: i + 1].strip()
+    return text.strip()
+
+
+@dataclass
+class Question:
+    qid: str
+    text: str
+    expected: str
+    gold_chunk: str | None = None
+    acceptable: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RetrieveRead:
+    chunks: dict[str, str]
+    questions: list[Question]
+    responses: dict[str, str]
+    stop: set[str]
+    retriever: str = "overlap"
+    top_k: int = 3
+    tokenizer: str = "ascii"
+    abstain: str = "NOT IN HANDBOOK"
+    premise: str = "PREMISE NOT SUPPORTED"
+    retrieved_file: dict[str, list[str]] | None = None  # question -> ids by rank, when given
+
+    def terms(self, text: str) -> list[str]:
+        return [t for t in tokens(text, self.tokenizer) if t not in self.stop]
+
+    def scores(self, question: str) -> dict[str, float]:
+        if self.retriever == "overlap":
+            q = set(self.terms(question))
+            return {cid: float(len(q & set(self.terms(text)))) for cid, text in self.chunks.items()}
+        n = len(self.chunks)
+        chunk_tf = {cid: Counter(self.terms(text)) for cid, text in self.chunks.items()}
+        df = Counter(term for tf in chunk_tf.values() for term in tf)
+        idf = {term: math.log(n / d) for term, d in df.items()}
+        q_tf = Counter(t for t in self.terms(question) if t in idf)
+        q_vec = {t: c * idf[t] for t, c in q_tf.items()}
+        q_norm = math.sqrt(sum(w * w for w in q_vec.values()))
+        out = {}
+        for cid, tf in chunk_tf.items():
+            c_vec = {t: c * idf[t] for t, c in tf.items()}
+            c_norm = math.sqrt(sum(w * w for w in c_vec.values()))
+            dot = sum(w * c_vec.get(t, 0.0) for t, w in q_vec.items())
+            out[cid] = dot / (q_norm * c_norm) if q_norm > 0 and c_norm > 0 else 0.0
+        return out
+
+    def ranked(self, q: Question) -> list[tuple[str, float]]:
+        scored = [(cid, s) for cid, s in self.scores(q.text).items() if s > 0]
+        scored.sort(key=lambda x: (-x[1], x[0]))
+        return scored[: self.top_k]
+
+    def retrieved_ids(self, q: Question) -> list[str]:
+        if self.retrieved_file is not None:
+            return self.retrieved_file.get(q.qid, [])
+        return [cid for cid, _ in self.ranked(q)]
+
+    def recall(self, q: Question) -> int | None:
+        if q.gold_chunk is None:
+            return None
+        return int(q.gold_chunk in self.retrieved_ids(q)[: self.top_k])
+
+    def label(self, q: Question) -> str:
+        if q.gold_chunk is None:
+            return "no gold chunk"
+        ids = self.retrieved_ids(q)
+        if q.gold_chunk in ids[: self.top_k]:
+            return f"retrieved at rank {ids.index(q.gold_chunk) + 1}"
+        if self.scores(q.text).get(q.gold_chunk, 0.0) == 0:
+            return "not retrieved (all scores 0)"
+        return f"not retrieved (below the top {self.top_k})"
+
+    def shared_words(self, q: Question) -> list[str]:
+        return sorted(set(self.terms(q.text)) & set(self.terms(self.chunks[q.gold_chunk])))
+
+    def action(self, qid: str) -> str:
+        ok, answer, _ = parse(self.responses[qid])
+        if not ok:
+            return "parse_failure"
+        if answer.startswith(self.abstain):
+            return "refuse"
+        if answer.startswith(self.premise):
+            return "flag_premise"
+        return "answer"
+
+    def em_f1(self, q: Question) -> tuple[int, float] | None:
+        if not q.acceptable:
+            return None
+        ok, answer, _ = parse(self.responses[q.qid])
+        prediction = "" if self.action(q.qid) in ("refuse", "parse_failure") else answer
+        em = max(int(normalize_answer(prediction) == normalize_answer(a)) for a in q.acceptable)
+        if self.action(q.qid) in ("refuse", "parse_failure"):
+            return 0, 0.0
+        return em, max(f1(prediction, a) for a in q.acceptable)
+
+    def screen(self, q: Question) -> list[str]:
+        ok, answer, sources = parse(self.responses[q.qid])
+        action = self.action(q.qid)
+        failed = []
+        if not ok:
+            failed.append("parsed")
+        if any(s not in self.chunks for s in sources):
+            failed.append("cited_exist")
+        if any(s not in self.retrieved_ids(q) for s in sources):
+            failed.append("cited_retrieved")
+        if action == "answer" and not sources:
+            failed.append("answer_has_citation")
+        if action == "refuse" and sources:
+            failed.append("refusal_sources_ok")
+        text = answer or ""
+        for s in sorted(sources, key=len, reverse=True):
+            text = text.replace(s, " ")
+        cited_numbers = {n for s in sources if s in self.chunks for n in numbers(self.chunks[s])}
+        if any(n not in cited_numbers for n in numbers(text)):
+            failed.append("numbers_supported")
+        return failed

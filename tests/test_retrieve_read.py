@@ -1,0 +1,188 @@
+"""Retrieve-then-read views against the rules (tests/reference_rtr.py) and against hand-computed values.
+
+The bundled handbook seed has 14 passages and questions of every expected action:
+one whose gold passage shares no content word with the question (q3), two false
+premises (p1, p2), an alias for each of refuse and flag_premise, and responses
+that fail each screen check in turn.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import tempfile
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalwh.loader import load_run
+from tests.conftest import REPO, write_table
+from tests.reference import CHAPTER_STOP
+from tests.reference_rtr import Question, RetrieveRead
+
+HANDBOOK = REPO / "seeds" / "handbook"
+
+
+def handbook_reference(**settings_: object) -> RetrieveRead:
+    with (HANDBOOK / "chunks.csv").open(encoding="utf-8", newline="") as f:
+        chunks = {r["chunk_id"]: r["text"] for r in csv.DictReader(f)}
+    aliases = {"abstain": "refuse", "flag premise": "flag_premise"}
+    with (HANDBOOK / "questions.csv").open(encoding="utf-8", newline="") as f:
+        questions = [
+            Question(r["question_id"], r["question"], aliases.get(r["expected"], r["expected"]),
+                     r["gold_chunk_id"] or None, [a.strip() for a in r["acceptable_answers"].split("|") if a.strip()])
+            for r in csv.DictReader(f)
+        ]
+    with (HANDBOOK / "responses.csv").open(encoding="utf-8", newline="") as f:
+        responses = {r["question_id"]: r["output"] for r in csv.DictReader(f)}
+    return RetrieveRead(chunks, questions, responses, set(CHAPTER_STOP), **settings_)  # type: ignore[arg-type]
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
+    ranked = rows(db, f"SELECT question_id, chunk_id, rank, score FROM retrieval_ranked WHERE run_id = '{run}' "
+                      "ORDER BY question_id, rank")
+    expected_ranked = sorted(
+        ((q.qid, cid, i + 1, s) for q in ref.questions for i, (cid, s) in enumerate(ref.ranked(q))),
+        key=lambda r: (r[0], r[2]),
+    )
+    assert [r[:3] for r in ranked] == [r[:3] for r in expected_ranked]
+    for got, want in zip(ranked, expected_ranked):
+        assert math.isclose(got[3], want[3], rel_tol=1e-9, abs_tol=1e-12)
+
+    by_q = {q.qid: q for q in ref.questions}
+    for qid, recall, label in rows(db, f"SELECT question_id, recall_at_k, label FROM retrieval_eval WHERE run_id = '{run}'"):
+        assert (recall, label) == (ref.recall(by_q[qid]), ref.label(by_q[qid])), qid
+    for qid, shared in rows(db, f"SELECT question_id, shared_words FROM gold_overlap WHERE run_id = '{run}'"):
+        assert shared == ref.shared_words(by_q[qid]), qid
+    for qid, action in rows(db, f"SELECT question_id, action FROM reader_outputs WHERE run_id = '{run}'"):
+        assert action == ref.action(qid), qid
+    scores = rows(db, f"SELECT question_id, exact_match, f1 FROM answer_scores WHERE run_id = '{run}'")
+    assert {s[0] for s in scores} == {q.qid for q in ref.questions if q.expected == "answer" and q.qid in ref.responses}
+    for qid, em, f1 in scores:
+        want = ref.em_f1(by_q[qid])
+        if want is None:
+            assert (em, f1) == (None, None), qid
+        else:
+            assert em == want[0], qid
+            assert math.isclose(f1, want[1], rel_tol=1e-12, abs_tol=1e-12), qid
+    for qid, failed in rows(db, f"SELECT question_id, failed_checks FROM support_screen WHERE run_id = '{run}'"):
+        assert failed == ref.screen(by_q[qid]), qid
+
+
+def test_handbook_views_follow_the_rules(db: Path) -> None:
+    load_run(db, HANDBOOK, run="handbook")
+    compare_with_reference(db, handbook_reference(), "handbook")
+
+
+def test_handbook_with_tfidf_follows_the_rules(db: Path) -> None:
+    load_run(db, HANDBOOK, run="tfidf", overrides={"retriever": "tfidf", "top_k": 2})
+    compare_with_reference(db, handbook_reference(retriever="tfidf", top_k=2), "tfidf")
+
+
+def test_handbook_hand_computed_values(db: Path) -> None:
+    """Values worked out by hand from the seed files."""
+    load_run(db, HANDBOOK, run="handbook")
+    eval_rows = {r[0]: r[1:] for r in rows(db, "SELECT question_id, recall_at_k, label FROM retrieval_eval")}
+    # "When should I come in?" shares no content word with "Office hours are 8:30 to 17:00 ..."
+    assert eval_rows["q3"] == (0, "not retrieved (all scores 0)")
+    assert rows(db, "SELECT shared_words FROM gold_overlap WHERE question_id = 'q3'") == [([],)]
+    assert eval_rows["u1"] == (None, "no gold chunk")
+    f1 = dict(rows(db, "SELECT question_id, f1 FROM answer_scores"))
+    assert f1["q1"] == pytest.approx(4 / 11)  # 9 predicted tokens, "25 days" shares 2
+    assert f1["q8"] == pytest.approx(0.75)    # within two working days / within 2 working days
+    assert f1["q3"] == 0 and f1["q5"] == 0    # a refusal and a parse failure score 0
+    assert rows(db, "SELECT exact_match FROM answer_scores WHERE question_id = 'q7'") == [(1,)]
+    actions = dict(rows(db, "SELECT question_id, action FROM reader_outputs"))
+    assert (actions["q5"], actions["u2"], actions["p1"], actions["p2"]) == ("parse_failure", "refuse", "flag_premise", "answer")
+    held = dict(rows(db, "SELECT question_id, failed_checks FROM support_screen WHERE held_for_review"))
+    assert held == {
+        "q2": ["numbers_supported"],                        # 6 days; leave-2 says 5
+        "q4": ["cited_exist", "cited_retrieved"],          # travel-9 does not exist
+        "q5": ["parsed"],
+        "q6": ["answer_has_citation", "numbers_supported"],  # an answer citing nothing
+        "q7": ["cited_retrieved", "numbers_supported"],    # kitchen-2 was not retrieved and has no 16
+        "u2": ["cited_retrieved", "refusal_sources_ok"],   # a refusal citing a chunk
+    }
+    confusion = {(e, o): n for e, o, n in rows(db, "SELECT expected, observed, n FROM action_confusion")}
+    assert len(confusion) == 12
+    assert confusion[("answer", "answer")] == 6
+    assert confusion[("answer", "refuse")] == 1 and confusion[("answer", "parse_failure")] == 1
+    assert confusion[("refuse", "refuse")] == 2
+    assert confusion[("flag_premise", "flag_premise")] == 1 and confusion[("flag_premise", "answer")] == 1
+    assert sum(confusion.values()) == 12
+    policies = {p: (m, t, missed) for p, m, t, missed in rows(db, "SELECT policy, exact_matches, total, missed FROM policy_baselines")}
+    assert policies == {
+        "observed": (9, 12, ["q3", "q5", "p2"]),
+        "always_answer": (8, 12, ["u1", "u2", "p1", "p2"]),
+        "always_refuse": (2, 12, ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "p1", "p2"]),
+    }
+    outcomes = dict(rows(db, "SELECT question_id, outcome FROM question_outcomes"))
+    assert outcomes["q3"] == "failed before reading"
+    assert outcomes["q5"] == "wrong action" and outcomes["p1"] == "correct action"
+    baseline = dict(rows(db, "SELECT question_id, contains_acceptable FROM extractive_baseline"))
+    assert baseline["q1"] is True and baseline["q3"] is False
+    metrics = dict(rows(db, "SELECT metric, value FROM run_metrics_long WHERE run_id = 'handbook'"))
+    assert metrics["recall_at_k"] == pytest.approx(9 / 10)
+    assert metrics["action_accuracy"] == pytest.approx(9 / 12)
+    assert metrics["held_for_review"] == 6
+    assert metrics["mean_em"] == pytest.approx(1 / 8)
+
+
+VOCAB = ["leave", "days", "annual", "badge", "euros", "15", "25", "night", "hotel", "the", "a", "of",
+         "naïve", "Über", "café", "x-ray", "12", "٣"]
+
+
+@st.composite
+def rtr_datasets(draw: st.DrawFn) -> RetrieveRead:
+    sentence = st.lists(st.sampled_from(VOCAB), min_size=0, max_size=10).map(" ".join)
+    ids = draw(st.lists(st.text("abcdef/ -", min_size=1, max_size=4).filter(lambda s: s.strip() == s),
+                        min_size=1, max_size=7, unique=True))
+    chunks = {cid: draw(sentence) + draw(st.sampled_from(["", ".", ". More 25 text."])) for cid in ids}
+    questions, responses = [], {}
+    for n in range(draw(st.integers(1, 6))):
+        qid = f"q{n}"
+        expected = draw(st.sampled_from(["answer", "refuse", "flag_premise"]))
+        gold = draw(st.none() | st.sampled_from(ids))
+        acceptable = draw(st.lists(sentence, max_size=2))
+        questions.append(Question(qid, draw(sentence), expected, gold, [a for a in acceptable if a.strip()]))
+        if draw(st.booleans()):
+            sources = draw(st.lists(st.sampled_from(ids + ["nope"]), max_size=2))
+            answer = draw(st.sampled_from(["NOT IN HANDBOOK", "PREMISE NOT SUPPORTED x", ""])) + " " + draw(sentence)
+            listed = ", ".join(sources) if sources else "none"
+            responses[qid] = draw(st.sampled_from([f"Answer: {answer}\nSources: {listed}", answer, f"Answer: {answer}"]))
+    return RetrieveRead(
+        chunks, questions, responses, set(draw(st.sets(st.sampled_from(["the", "a", "of", "days"])))),
+        retriever=draw(st.sampled_from(["overlap", "tfidf"])), top_k=draw(st.integers(1, 4)),
+        tokenizer=draw(st.sampled_from(["ascii", "unicode"])),
+    )
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rtr_datasets())
+def test_generated_runs_follow_the_rules(ref: RetrieveRead) -> None:
+    """tf-idf and overlap scores, ranks, recall, actions, EM/F1 and the screen agree with the reference."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run"
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [[k, v] for k, v in ref.chunks.items()])
+        write_table(folder / "questions.jsonl", ["question_id", "question", "expected", "gold_chunk_id", "acceptable_answers"],
+                    [[q.qid, q.text, q.expected, q.gold_chunk, "|".join(q.acceptable)] for q in ref.questions])
+        if ref.responses:
+            write_table(folder / "responses.csv", ["question_id", "output"], [[k, v] for k, v in ref.responses.items()])
+        stop = "".join(f'"{w}", ' for w in sorted(ref.stop))
+        (folder / "run.toml").write_text(
+            f'[retrieval]\nretriever = "{ref.retriever}"\ntop_k = {ref.top_k}\ntokenizer = "{ref.tokenizer}"\n'
+            f"stopwords = [{stop}]\n", encoding="utf-8")
+        db = Path(tmp) / "wh.duckdb"
+        load_run(db, folder, run="gen")
+        compare_with_reference(db, ref, "gen")
