@@ -151,10 +151,30 @@ def load(
     thresholds: Annotated[
         str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
     ] = "1,2,3,4,5",
+    retriever: Annotated[
+        Optional[str], typer.Option("--retriever", help="Built-in retriever: overlap or tfidf (overrides run.toml).")
+    ] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Chunks retrieved per question (overrides run.toml).")] = None,
+    tokenizer: Annotated[
+        Optional[str], typer.Option("--tokenizer", help="ascii or unicode (overrides run.toml).")
+    ] = None,
+    abstain_marker: Annotated[
+        Optional[str], typer.Option("--abstain-marker", help="Answer prefix meaning a refusal (overrides run.toml).")
+    ] = None,
+    premise_marker: Annotated[
+        Optional[str], typer.Option("--premise-marker", help="Answer prefix flagging a false premise (overrides run.toml).")
+    ] = None,
 ) -> None:
-    """Validate a run folder and load it as one run, all or nothing."""
+    """Validate a run folder and load it as one run, all or nothing.
+
+    Files: chunks (required), claims, citations, questions, retrievals, responses (.csv, .tsv, .jsonl or
+    .parquet), stopwords.txt and run.toml.
+    """
+    overrides = {"retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
+                 "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = loader.load_run(
-        db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds)
+        db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
+        overrides=overrides,
     )
     report_load(result)
 
@@ -213,7 +233,10 @@ def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Form
 @app.command()
 @handles_errors
 def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
-    """Claims per status, supported share (citation recall) and pair precision (citation precision)."""
+    """The run's metrics, one row each: claims per status, supported_share (citation recall), pair_precision
+    (citation precision), best_correct, recall_at_k, action_accuracy, mean_em, mean_f1, held_for_review.
+
+    A metric that does not apply to the run (no claims, no gold chunks, no responses) is empty."""
     with open_warehouse(db_path(ctx)) as con:
         write_rows(queries.metrics(con, run), fmt, sys.stdout)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import duckdb
 
+from evalwh.history import metric_values
 from evalwh.output import Rows
 from evalwh.warehouse import resolve_run
 
@@ -41,8 +42,9 @@ def claim_status(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
 
 
 def metrics(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
-    """The run's row of run_metrics."""
-    return query(con, "SELECT * FROM run_metrics WHERE run_id = ?", [resolve_run(con, run)])
+    """The run's metrics, one row each (from history when materialised)."""
+    run_id = resolve_run(con, run)
+    return Rows(("run_id", "metric", "value"), [(run_id, m, v) for m, v in metric_values(con, run_id).items()])
 
 
 def sweep(con: duckdb.DuckDBPyConnection, run: str) -> Rows:

@@ -121,3 +121,75 @@ def test_unknown_chunk_is_not_an_error(cli, db: Path, run_dir: Path) -> None:
     assert result.exit_code == 0, result.stderr
     status = cli("status", "--format", "csv")
     assert "c1,DANGLING" in status.stdout
+
+
+@pytest.fixture
+def handbook_dir(tmp_path: Path) -> Path:
+    from tests.conftest import REPO
+
+    folder = tmp_path / "hb"
+    shutil.copytree(REPO / "seeds" / "handbook", folder)
+    return folder
+
+
+def add_retrievals(folder: Path, rows: list[list[str]]) -> None:
+    write_table(folder / "retrievals.csv", ["question_id", "chunk_id", "rank", "score"], rows)
+
+
+RTR_CASES = [
+    ("unknown run.toml key", lambda d: (d / "run.toml").write_text('[retrieval]\ntopk = 3\n', encoding="utf-8"),
+     "run.toml: unknown key 'topk' in [retrieval]"),
+    ("unknown run.toml table", lambda d: (d / "run.toml").write_text('[reading]\nx = 1\n', encoding="utf-8"),
+     "run.toml: unknown table [reading]"),
+    ("bad retriever", lambda d: (d / "run.toml").write_text('[retrieval]\nretriever = "bm25"\n', encoding="utf-8"),
+     "run.toml, column retriever: unknown retriever 'bm25' (use overlap or tfidf)"),
+    ("bad top_k", lambda d: (d / "run.toml").write_text('[retrieval]\ntop_k = 0\n', encoding="utf-8"),
+     "run.toml, column top_k: top_k must be a whole number of at least 1, not 0"),
+    ("invalid toml", lambda d: (d / "run.toml").write_text('[retrieval\n', encoding="utf-8"), "run.toml: not valid TOML"),
+    ("unknown gold chunk", lambda d: edit_csv(d / "questions.csv", ",leave-2,", ",leave-22,"),
+     "questions.csv, row 2, column gold_chunk_id: unknown chunk 'leave-22'"),
+    ("unknown expected with aliases", lambda d: edit_csv(d / "questions.csv", ",abstain,", ",decline,"),
+     "questions.csv, row 10, column expected: unknown expected value 'decline' (use answer, refuse or flag_premise)"),
+    ("response to unknown question", lambda d: edit_csv(d / "responses.csv", "q6,", "q66,"),
+     "responses.csv, row 6, column question_id: unknown question 'q66'"),
+    ("two responses to one question", lambda d: edit_csv(d / "responses.csv", "q6,", "q1,"),
+     "responses.csv, row 6, column question_id: duplicate id 'q1' (first at row 1)"),
+    ("retrieval rank not a number", lambda d: add_retrievals(d, [["q1", "leave-1", "first", "1"]]),
+     "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not 'first'"),
+    ("retrieval rank zero", lambda d: add_retrievals(d, [["q1", "leave-1", "0", "1"]]),
+     "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not '0'"),
+    ("retrieval score not a number", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "high"]]),
+     "retrievals.csv, row 1, column score: score must be a number, not 'high'"),
+    ("retrieval rank twice", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "2"], ["q1", "leave-2", "1", "1"]]),
+     "retrievals.csv, row 2, column rank: question 'q1' has this rank twice (first at row 1)"),
+    ("retrieval of unknown question", lambda d: add_retrievals(d, [["zz", "leave-1", "1", "2"]]),
+     "retrievals.csv, row 1, column question_id: unknown question 'zz'"),
+]
+
+
+@pytest.mark.parametrize("name,break_it,message", RTR_CASES, ids=[c[0] for c in RTR_CASES])
+def test_bad_retrieve_read_input_is_rejected(cli, db: Path, loaded: dict, handbook_dir: Path, name, break_it, message) -> None:
+    break_it(handbook_dir)
+    assert_rejected(cli("load", str(handbook_dir)), db, loaded, message)
+
+
+def test_bad_override_flag_is_a_usage_error(cli, db: Path, loaded: dict, handbook_dir: Path) -> None:
+    assert_rejected(cli("load", str(handbook_dir), "--retriever", "dense"), db, loaded,
+                    "retriever: unknown retriever 'dense' (use overlap or tfidf)")
+
+
+def test_retrievals_file_replaces_the_builtin_retriever(cli, db: Path, handbook_dir: Path) -> None:
+    add_retrievals(handbook_dir, [["q1", "leave-2", "1", "0.9"], ["q1", "leave-1", "2", ""]])
+    result = cli("load", str(handbook_dir), "--top-k", "1")
+    assert result.exit_code == 0, result.stderr
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT question_id, chunk_id, rank, score FROM retrieval_ranked ORDER BY rank").fetchall() == [
+            ("q1", "leave-2", 1, 0.9), ("q1", "leave-1", 2, None)]
+        assert con.execute("SELECT recall_at_k, label FROM retrieval_eval WHERE question_id = 'q1'").fetchone() == (
+            0, "not retrieved (below the top 1)")
+        assert con.execute("SELECT json_extract_string(params, '$.retrieval_source') FROM runs").fetchone() == ("file",)
+    finally:
+        con.close()
