@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ class ReportData:
     cases: Capped
     changes: Capped
     claims_csv: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    retrieve_read: dict[str, Any] | None = None
 
 
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -129,6 +129,51 @@ def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int
     return Capped(rows, total)
 
 
+def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
+    """Retrieval and reader sections; None when the run has neither gold chunks nor responses to judge."""
+    counts = con.execute(
+        "SELECT (SELECT count(*) FROM questions WHERE run_id = $r AND gold_chunk_id IS NOT NULL), "
+        "(SELECT count(*) FROM responses WHERE run_id = $r)",
+        {"r": run_id},
+    ).fetchone()
+    if not any(counts):
+        return None
+    settings = _dicts(con, "SELECT * FROM run_settings WHERE run_id = ?", [run_id])[0]
+    questions_total = con.execute("SELECT count(*) FROM questions WHERE run_id = ?", [run_id]).fetchone()[0]
+    per_question = _dicts(
+        con,
+        """
+        SELECT q.question_id, q.expected, e.gold_chunk_id, e.label, g.shared_words, o.action, qo.outcome,
+               a.exact_match, a.f1, s.failed_checks
+        FROM questions AS q
+        JOIN retrieval_eval AS e ON e.run_id = q.run_id AND e.question_id = q.question_id
+        LEFT JOIN gold_overlap AS g ON g.run_id = q.run_id AND g.question_id = q.question_id
+        LEFT JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
+        LEFT JOIN question_outcomes AS qo ON qo.run_id = q.run_id AND qo.question_id = q.question_id
+        LEFT JOIN answer_scores AS a ON a.run_id = q.run_id AND a.question_id = q.question_id
+        LEFT JOIN support_screen AS s ON s.run_id = q.run_id AND s.question_id = q.question_id
+        WHERE q.run_id = ?
+        ORDER BY CASE WHEN s.held_for_review OR qo.outcome <> 'correct action' OR e.recall_at_k = 0 THEN 0 ELSE 1 END,
+                 q.ordinal
+        LIMIT ?
+        """,
+        [run_id, limit],
+    )
+    confusion = {(e, o): n for e, o, n in con.execute(
+        "SELECT expected, observed, n FROM action_confusion WHERE run_id = ?", [run_id]).fetchall()}
+    policies = _dicts(con, "SELECT policy, exact_matches, total, missed FROM policy_baselines WHERE run_id = ? "
+                           "ORDER BY position", [run_id])
+    return {
+        "settings": settings,
+        "questions": Capped(per_question, questions_total),
+        "confusion": confusion,
+        "expected_actions": ("answer", "refuse", "flag_premise"),
+        "observed_actions": ("answer", "refuse", "flag_premise", "parse_failure"),
+        "policies": policies,
+        "responses": counts[1],
+    }
+
+
 def gather(con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS) -> ReportData:
     """Everything the report shows about ``run`` (a run id or ``latest``)."""
     run_id = resolve_run(con, run)
@@ -156,6 +201,7 @@ def gather(con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX
         sweep=sweep,
         cases=Capped(cases, cases_total),
         changes=Capped(changes[:max_rows], len(changes)),
+        retrieve_read=_retrieve_read(con, run_id, max_rows),
     )
 
 

@@ -88,3 +88,22 @@ def test_report_of_unknown_run_and_bad_max_rows(db: Path) -> None:
     missing = run(db, "report", "--run", "nope")
     assert missing.exit_code == 2 and missing.stdout == ""
     assert run(db, "report", "--max-rows", "0").exit_code == 2
+
+
+def test_report_shows_retrieval_and_reader_sections(db: Path) -> None:
+    from tests.conftest import REPO
+
+    load_run(db, REPO / "seeds" / "handbook", run="handbook")
+    md = build_report(db, "handbook", "md", None)
+    assert "| answer | 6 | 1 | 0 | 1 |" in md            # expected answer: 6 answered, 1 refused, 1 unparsable
+    assert "| always\\_refuse | 2 / 12 |" in md
+    assert "| q3 | answer | hours-1 | not retrieved (all scores 0) | — | refuse | failed before reading |" in md
+    html = build_report(db, "handbook", "html", None)
+    assert "<h2>Retrieval</h2>" in html and "<h3>Action confusion (expected × observed)</h3>" in html
+    chapter = build_report(db, "handbook", "md", None)
+    assert "recall\\_at\\_k | 0.900" in chapter
+
+
+def test_chapter_report_has_no_reader_section(db: Path) -> None:
+    load_run(db, CHAPTER3, run="c")
+    assert "### Reader" not in build_report(db, "c", "md", None)
