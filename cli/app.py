@@ -251,6 +251,21 @@ def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Forma
 
 @app.command()
 @handles_errors
+def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Retrieval, citation and refusal scored apart for each case (hit/MISS, ok/BAD, ok/WRONG).
+
+    The table format ends with the totals (k/n per axis); csv, json and tsv print the cases only
+    (the totals are in the case_score_summary view and in `evalwh metrics`)."""
+    with open_warehouse(db_path(ctx)) as con:
+        per_case, totals = queries.case_scores(con, run)
+    write_rows(per_case, fmt, sys.stdout)
+    if fmt is Format.table and totals.rows:
+        total = totals.dicts()[0]
+        sys.stdout.write(f"retrieval {total['retrieval']}  citation {total['citation']}  refusal {total['refusal']}\n")
+
+
+@app.command()
+@handles_errors
 def cases(
     ctx: typer.Context,
     run: RunOption = LATEST,
@@ -365,12 +380,15 @@ def report_command(
     max_rows: Annotated[
         int, typer.Option("--max-rows", help="Longest table in the report; the full claim table goes beside it as CSV.")
     ] = report.DEFAULT_MAX_ROWS,
+    judge_tolerance: Annotated[
+        float, typer.Option("--judge-tolerance", help="Flag a judge whose disagreement rate with the hand grades exceeds this.")
+    ] = report.DEFAULT_JUDGE_TOLERANCE,
 ) -> None:
     """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
 
     With -o, the full per-claim table is written beside the report as <name>.claims.csv.
     """
-    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows)
+    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows, judge_tolerance)
     if output is None:
         sys.stdout.write(text)
     else:

@@ -29,6 +29,8 @@ from evalwh.validate import (
     validate_citations,
     validate_question_refs,
     validate_questions,
+    validate_grades,
+    validate_responses,
     validate_retrievals,
     validate_table,
 )
@@ -60,16 +62,20 @@ def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], s
 
 
 def stage_directory(
-    con: duckdb.DuckDBPyConnection, directory: Path, advance: Callable[[int], None] = lambda n: None
+    con: duckdb.DuckDBPyConnection,
+    directory: Path,
+    settings: RunSettings,
+    advance: Callable[[int], None] = lambda n: None,
 ) -> dict[str, Staged]:
     """Find, read and validate every input file of a run directory; ``advance(1)`` after each file."""
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
     paths = {kind: find_input(directory, kind) for kind in SPECS}
-    if paths["chunks"] is None:
-        raise InputError(str(directory / "chunks.csv"), "missing file (chunks are required, as .csv, .tsv, .jsonl or .parquet)")
     if paths["claims"] is None and paths["questions"] is None:
         raise InputError(str(directory / "claims.csv"), "missing file: a run needs claims or questions (or both)")
+    if paths["chunks"] is None and paths["claims"] is not None:
+        raise InputError(str(directory / "chunks.csv"),
+                         "missing file (a run with claims needs its chunks, as .csv, .tsv, .jsonl or .parquet)")
     staged: dict[str, Staged] = {}
     for kind, path in paths.items():
         if path is None:
@@ -87,12 +93,16 @@ def stage_directory(
         validate_citations(con, staged["citations"], claims)
     questions = staged.get("questions")
     if questions is not None:
-        validate_questions(con, questions, staged["chunks"])
+        validate_questions(con, questions, staged.get("chunks"))
     for kind in ("retrievals", "responses"):
         if kind in staged:
             validate_question_refs(con, staged[kind], questions)
     if "retrievals" in staged:
         validate_retrievals(con, staged["retrievals"])
+    if "responses" in staged:
+        validate_responses(con, staged["responses"], settings.format)
+    if "grades" in staged:
+        validate_grades(con, staged["grades"])
     return staged
 
 
@@ -100,13 +110,8 @@ def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{quote_ident(column)}" if column in staged.columns else default
 
 
-def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged], tokenizer: str) -> dict[str, int]:
-    """Insert the staged rows as run ``run_id`` (inside the caller's transaction).
-
-    Every text is normalised here, once, by the UDFs; the views read the stored columns.
-    """
-    run = {"run": run_id, "tokenizer": tokenizer}
-    chunks = staged["chunks"]
+def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> None:
+    """Chunks with their words, normal form, terms, numbers and first sentence."""
     con.execute(
         f"""INSERT INTO chunks BY NAME
         SELECT $run AS run_id, s.chunk_id, s.row_no AS ordinal, {_opt(chunks, 'doc_id')} AS doc_id, s.text,
@@ -114,80 +119,159 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
                numbers(s.text) AS text_numbers, first_sentence(s.text) AS first_sentence,
                squad_tokens(first_sentence(s.text)) AS first_sentence_tokens
         FROM (SELECT * REPLACE (coalesce(text, '') AS text) FROM {chunks.table}) AS s ORDER BY s.row_no""",
-        run,
+        params,
     )
-    if "claims" in staged:
-        claims = staged["claims"]
+
+
+def _write_claims(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], params: dict[str, Any]) -> None:
+    """Claims with their normalised quote and digit runs, and their citations (from a file or a cited list)."""
+    claims = staged["claims"]
+    con.execute(
+        f"""INSERT INTO claims BY NAME
+        SELECT $run AS run_id, s.claim_id, s.row_no AS ordinal, {_opt(claims, 'question_id')} AS question_id,
+               s.text, s.quote, norm(s.quote) AS quote_norm,
+               digit_runs(s.text) AS text_digits, digit_runs(s.quote) AS quote_digits
+        FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s
+        ORDER BY s.row_no""",
+        params,
+    )
+    if "cited" in claims.columns:
         con.execute(
-            f"""INSERT INTO claims BY NAME
-            SELECT $run AS run_id, s.claim_id, s.row_no AS ordinal, {_opt(claims, 'question_id')} AS question_id,
-                   s.text, s.quote, norm(s.quote) AS quote_norm,
-                   digit_runs(s.text) AS text_digits, digit_runs(s.quote) AS quote_digits
-            FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s
-            ORDER BY s.row_no""",
-            {"run": run_id},
+            "INSERT INTO citations BY NAME SELECT $run AS run_id, s.claim_id, s.cited[i] AS chunk_id, i AS ordinal "
+            f"FROM {claims.table} AS s, generate_series(1, len(coalesce(s.cited, []))) AS g(i)",
+            params,
         )
-        if "cited" in claims.columns:
-            con.execute(
-                "INSERT INTO citations BY NAME SELECT $run AS run_id, s.claim_id, s.cited[i] AS chunk_id, i AS ordinal "
-                f"FROM {claims.table} AS s, generate_series(1, len(coalesce(s.cited, []))) AS g(i)",
-                {"run": run_id},
-            )
     if "citations" in staged:
         con.execute(
             "INSERT INTO citations BY NAME SELECT $run AS run_id, s.claim_id, s.chunk_id, "
             "row_number() OVER (PARTITION BY s.claim_id ORDER BY s.row_no) AS ordinal "
             f"FROM {staged['citations'].table} AS s",
-            {"run": run_id},
+            params,
         )
-    if "questions" in staged:
-        questions = staged["questions"]
-        con.execute(
-            f"""INSERT INTO questions BY NAME
-            SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.question, {EXPECTED_SQL} AS expected,
-                   s.gold, norm(s.gold) AS gold_norm, words(s.question) AS question_words,
-                   terms(s.question, $tokenizer) AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
-                   variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens
-            FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
-                         coalesce({_opt(questions, 'gold')}, '') AS gold,
-                         {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
-                         coalesce({_opt(questions, 'acceptable_answers')}, '') AS acceptable
-                  FROM {questions.table} AS s) AS s
-            ORDER BY s.row_no""",
-            run,
-        )
+
+
+def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: dict[str, Any]) -> None:
+    """Questions with canonical expected values, terms, gold chunk and acceptable answers."""
+    con.execute(
+        f"""INSERT INTO questions BY NAME
+        SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.question, {EXPECTED_SQL} AS expected,
+               s.gold, norm(s.gold) AS gold_norm, words(s.question) AS question_words,
+               terms(s.question, $tokenizer) AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
+               variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens
+        FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
+                     coalesce({_opt(questions, 'gold')}, '') AS gold,
+                     {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
+                     coalesce({_opt(questions, 'acceptable_answers')}, '') AS acceptable
+              FROM {questions.table} AS s) AS s
+        ORDER BY s.row_no""",
+        params,
+    )
+
+
+def _write_retrievals(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], params: dict[str, Any]) -> None:
+    """The retrievals file as given or, without one, the built-in retriever's top k (which needs chunks)."""
     if "retrievals" in staged:
         con.execute(
             "INSERT INTO retrievals BY NAME SELECT $run AS run_id, s.question_id, s.chunk_id, "
             "CAST(trim(s.rank) AS INTEGER) AS rank, try_cast(nullif(trim(s.score), '') AS DOUBLE) AS score "
             f"FROM {staged['retrievals'].table} AS s",
-            {"run": run_id},
+            params,
         )
-    elif "questions" in staged:
+    elif "questions" in staged and "chunks" in staged:
         con.execute(
             "INSERT INTO retrievals BY NAME SELECT run_id, question_id, chunk_id, rank, score "
             "FROM builtin_retrieval WHERE run_id = $run",
-            {"run": run_id},
+            params,
         )
-    if "responses" in staged:
+
+
+def _write_responses(
+    con: duckdb.DuckDBPyConnection, responses: Staged, reader_format: str, params: dict[str, Any]
+) -> None:
+    """Responses parsed by the run's reader format.
+
+    two_line: the strict two-line parse of ``output``. bracket: ``output`` is prose whose [n]
+    markers name the n-th retrieved chunk; it is also split into response_sentences.
+    structured: ``answer``, ``cited`` and ``refused`` as given.
+    """
+    source = (
+        f"SELECT row_no, question_id, coalesce({_opt(responses, 'output')}, '') AS output, "
+        f"{_opt(responses, 'answer')} AS answer, "
+        f"coalesce({_opt(responses, 'cited')}, CAST([] AS VARCHAR[])) AS cited, "
+        f"try_cast(nullif(trim({_opt(responses, 'refused')}), '') AS BOOLEAN) AS refused "
+        f"FROM {responses.table} AS s"
+    )
+    if reader_format == "two_line":
+        parsed = "parse_output(s.output)"
+        fields = f"s.output, {parsed}.parse_ok AS parse_ok, {parsed}.answer AS answer, {parsed}.sources AS sources"
+        numbers_of = "answer_numbers(p.answer, p.sources)"
+    elif reader_format == "bracket":
+        # each distinct marker, in order of first use, mapped to the chunk retrieved at that rank
+        fields = (
+            "s.output, TRUE AS parse_ok, trim(s.output) AS answer, coalesce(("
+            "  SELECT array_agg(r.chunk_id ORDER BY m.first_at) FROM ("
+            "    SELECT n, min(i) AS first_at FROM unnest(bracket_markers(s.output)) WITH ORDINALITY AS u(n, i) GROUP BY n"
+            "  ) AS m JOIN retrievals AS r ON r.run_id = $run AND r.question_id = s.question_id AND r.rank = m.n"
+            "), CAST([] AS VARCHAR[])) AS sources"
+        )
+        numbers_of = "bracket_numbers(p.answer)"
+    else:
+        fields = "CASE WHEN s.output = '' THEN coalesce(s.answer, '') ELSE s.output END AS output, " \
+                 "TRUE AS parse_ok, coalesce(s.answer, '') AS answer, s.cited AS sources"
+        numbers_of = "answer_numbers(p.answer, p.sources)"
+    con.execute(
+        f"""INSERT INTO responses BY NAME
+        SELECT $run AS run_id, p.question_id, p.row_no AS ordinal, p.output, p.parse_ok, p.answer, p.sources,
+               squad_tokens(coalesce(p.answer, '')) AS answer_tokens, {numbers_of} AS answer_numbers, p.refused
+        FROM (SELECT s.row_no, s.question_id, s.refused, {fields} FROM ({source}) AS s) AS p""",
+        params,
+    )
+    if reader_format == "bracket":
         con.execute(
-            f"""INSERT INTO responses BY NAME
-            SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.output,
-                   p.parse_ok, p.answer, p.sources, squad_tokens(coalesce(p.answer, '')) AS answer_tokens,
-                   answer_numbers(p.answer, p.sources) AS answer_numbers
-            FROM (SELECT *, parse_output(output) AS p
-                  FROM (SELECT * REPLACE (coalesce(output, '') AS output) FROM {staged['responses'].table})) AS s""",
-            {"run": run_id},
+            """INSERT INTO response_sentences BY NAME
+            SELECT run_id, question_id, CAST(i AS INTEGER) AS sentence_no, x.sentence, x.markers, x.word_count, x.numbers
+            FROM (SELECT r.run_id, r.question_id, u.x, u.i
+                  FROM responses AS r, unnest(bracket_sentences(r.output)) WITH ORDINALITY AS u(x, i)
+                  WHERE r.run_id = $run)""",
+            params,
         )
+
+
+def _write_grades(con: duckdb.DuckDBPyConnection, grades: Staged, params: dict[str, Any]) -> None:
+    """Grades, grader and label trimmed and lower-cased so 'Human' and 'human ' are one grader."""
+    con.execute(
+        "INSERT INTO grades BY NAME SELECT $run AS run_id, s.item_id, lower(trim(s.grader)) AS grader, "
+        f"lower(trim(s.label)) AS label, s.row_no AS ordinal FROM {grades.table} AS s",
+        {"run": params["run"]},
+    )
+
+
+def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged], settings: RunSettings) -> dict[str, int]:
+    """Insert the staged rows as run ``run_id`` (inside the caller's transaction).
+
+    Every text is normalised here, once, by the UDFs; the views read the stored columns.
+    """
+    params = {"run": run_id, "tokenizer": settings.tokenizer}
+    if "chunks" in staged:
+        _write_chunks(con, staged["chunks"], params)
+    if "claims" in staged:
+        _write_claims(con, staged, {"run": run_id})
+    if "questions" in staged:
+        _write_questions(con, staged["questions"], params)
+    _write_retrievals(con, staged, {"run": run_id})
+    if "responses" in staged:
+        _write_responses(con, staged["responses"], settings.format, {"run": run_id})
+    if "grades" in staged:
+        _write_grades(con, staged["grades"], {"run": run_id})
     return {
         table: con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
-        for table in ("chunks", "claims", "citations", "questions", "retrievals", "responses")
+        for table in ("chunks", "claims", "citations", "questions", "retrievals", "responses", "grades")
     }
 
 
 # a replaced run loses its rows here, its materialised history included
 RUN_TABLES: tuple[str, ...] = (
-    "citations", "claims", "questions", "chunks", "retrievals", "responses",
+    "citations", "claims", "questions", "chunks", "retrievals", "responses", "response_sentences", "grades",
     "metrics_history", "claim_status_history", "runs",
 )
 
@@ -227,7 +311,7 @@ def load_run(
         register_udfs(con)
         register_reader_udfs(con)
         with progress(f"load {run_id}", len(SPECS) + 1) as advance:
-            staged = stage_directory(con, directory, advance)
+            staged = stage_directory(con, directory, settings, advance)
             stopwords, stop_source = read_stopwords(directory, settings)
             advance(len(SPECS) - len(staged))
             params = {
@@ -237,7 +321,7 @@ def load_run(
                 **settings.params(),
                 "retrieval_source": "file" if "retrievals" in staged else f"builtin:{settings.retriever}",
             }
-            counts = _write(con, db, run_id, staged, params=params, label=label,
+            counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or str(directory.resolve()), replace=replace)
             advance(1)
         return LoadResult(run_id=run_id, replaced=counts.pop("replaced") == 1, counts=counts)
@@ -246,7 +330,7 @@ def load_run(
 
 
 def _write(
-    con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], *,
+    con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
     params: dict[str, Any], label: str | None, source: str, replace: bool,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction; counts rows, plus ``replaced``."""
@@ -267,7 +351,7 @@ def _write(
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?)", [run_id, created, label, source, json.dumps(params)]
         )
-        counts = write_run(con, run_id, staged, str(params["tokenizer"]))
+        counts = write_run(con, run_id, staged, settings)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

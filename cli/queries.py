@@ -64,3 +64,15 @@ def cases(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
         "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal",
         [resolve_run(con, run)],
     )
+
+
+def case_scores(con: duckdb.DuckDBPyConnection, run: str) -> tuple[Rows, Rows]:
+    """Each case's three axes (hit/MISS, ok/BAD, ok/WRONG) in question order, and the run's k/n totals."""
+    run_id = resolve_run(con, run)
+    cases_ = query(
+        con,
+        "SELECT question_id AS case_id, retrieval, citation, refusal FROM case_scores WHERE run_id = ? ORDER BY ordinal",
+        [run_id],
+    )
+    totals = query(con, "SELECT cases, retrieval, citation, refusal FROM case_score_summary WHERE run_id = ?", [run_id])
+    return cases_, totals

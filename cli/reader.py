@@ -11,15 +11,20 @@ from __future__ import annotations
 import re
 
 import duckdb
-from duckdb.sqltypes import BOOLEAN, VARCHAR
+from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
 
 from evalwh.textnorm import numbers
 
+MARKER = re.compile(r"\[(\d+)\]")
+SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 ANSWER_PREFIX = "Answer:"
 SOURCES_PREFIX = "Sources:"
 ID_SEPARATOR = re.compile(r"\s*,\s*")
 
 PARSED_TYPE = duckdb.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": duckdb.list_type(VARCHAR)})
+SENTENCE_TYPE = duckdb.struct_type({
+    "sentence": VARCHAR, "markers": duckdb.list_type(INTEGER), "word_count": INTEGER, "numbers": duckdb.list_type(VARCHAR),
+})
 
 
 def parse_output(output: str) -> dict[str, object]:
@@ -47,8 +52,33 @@ def answer_numbers(answer: str | None, sources: list[str] | None) -> list[str]:
     return numbers(text)
 
 
+def bracket_markers(text: str) -> list[int]:
+    """The passage numbers of the ``[n]`` markers in ``text``, in order."""
+    return [int(n) for n in MARKER.findall(text)]
+
+
+def bracket_numbers(text: str) -> list[str]:
+    """Numbers of bracket-cited prose, the ``[n]`` markers removed first (so ``[7]`` adds no 7)."""
+    return numbers(MARKER.sub(" ", text))
+
+
+def bracket_sentences(text: str) -> list[dict[str, object]]:
+    """Sentences of an answer, split at ``.``, ``!`` or ``?`` followed by white space, with their markers."""
+    return [
+        {"sentence": s, "markers": bracket_markers(s), "word_count": len(s.split()), "numbers": bracket_numbers(s)}
+        for s in SENTENCE_SPLIT.split(text.strip())
+        if s
+    ]
+
+
 def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
-    """Register ``parse_output`` and ``answer_numbers`` for the loader."""
+    """Register the reader parsers for the loader."""
+    con.create_function("bracket_markers", bracket_markers, [VARCHAR], duckdb.list_type(INTEGER),
+                        null_handling="default")
+    con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], duckdb.list_type(VARCHAR),
+                        null_handling="default")
+    con.create_function("bracket_sentences", bracket_sentences, [VARCHAR], duckdb.list_type(SENTENCE_TYPE),
+                        null_handling="default")
     con.create_function("parse_output", parse_output, [VARCHAR], PARSED_TYPE, null_handling="default")
     con.create_function("answer_numbers", answer_numbers, [VARCHAR, duckdb.list_type(VARCHAR)],
                         duckdb.list_type(VARCHAR), null_handling="special")

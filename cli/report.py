@@ -75,6 +75,7 @@ class ReportData:
     changes: Capped
     claims_csv: str | None = None
     retrieve_read: dict[str, Any] | None = None
+    axes: dict[str, Any] | None = None
 
 
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -174,7 +175,46 @@ def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> d
     }
 
 
-def gather(con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS) -> ReportData:
+DEFAULT_JUDGE_TOLERANCE = 0.1
+
+
+def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: float) -> dict[str, Any] | None:
+    """Three-axis case scores, refusal use, bracket citation checks and grader agreement, where present."""
+    summary = _dicts(con, "SELECT * FROM case_score_summary WHERE run_id = ?", [run_id])
+    graders = _dicts(con, "SELECT judge, items, disagreements, disagreement_rate, disagreed_items "
+                          "FROM grader_agreement WHERE run_id = ? ORDER BY judge", [run_id])
+    if not summary and not graders:
+        return None
+    cases_ = _dicts(
+        con,
+        "SELECT question_id, expected_chunk, retrieved_ids, cited_ids, retrieval, citation, refusal, "
+        "NOT retrieval_ok AND citation_ok AS faithful_miss FROM case_scores WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+        [run_id, limit],
+    )
+    refusals = _dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
+    checks_total = con.execute("SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id]).fetchone()[0]
+    checks = _dicts(
+        con,
+        "SELECT question_id, passages, invalid_citations, sentences_without_citation, ok FROM answer_citation_check "
+        "WHERE run_id = ? ORDER BY ok, question_id LIMIT ?",
+        [run_id, limit],
+    )
+    for g in graders:
+        g["over_tolerance"] = g["disagreement_rate"] is not None and g["disagreement_rate"] > tolerance
+    return {
+        "summary": summary[0] if summary else None,
+        "cases": Capped(cases_, summary[0]["cases"] if summary else 0),
+        "refusals": refusals[0] if refusals else None,
+        "checks": Capped(checks, checks_total),
+        "graders": graders,
+        "tolerance": tolerance,
+    }
+
+
+def gather(
+    con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE,
+) -> ReportData:
     """Everything the report shows about ``run`` (a run id or ``latest``)."""
     run_id = resolve_run(con, run)
     info = _dicts(con, "SELECT run_id, label, created_at, source, params FROM runs WHERE run_id = ?", [run_id])[0]
@@ -202,6 +242,7 @@ def gather(con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX
         cases=Capped(cases, cases_total),
         changes=Capped(changes[:max_rows], len(changes)),
         retrieve_read=_retrieve_read(con, run_id, max_rows),
+        axes=_axes(con, run_id, max_rows, judge_tolerance),
     )
 
 
@@ -227,7 +268,10 @@ def claims_csv_path(output: Path) -> Path:
     return output.with_name(output.stem + ".claims.csv")
 
 
-def build_report(db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS) -> str:
+def build_report(
+    db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE,
+) -> str:
     """Render the report of ``run``; with ``output``, write it and the claims CSV beside it.
 
     Returns the rendered text.
@@ -236,8 +280,10 @@ def build_report(db: Path, run: str, fmt: str, output: Path | None, max_rows: in
         raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(FORMATS)})")
     if max_rows < 1:
         raise UsageError("--max-rows must be at least 1")
+    if not 0 <= judge_tolerance <= 1:
+        raise UsageError("--judge-tolerance must be between 0 and 1")
     with open_warehouse(db) as con, progress("report", 3) as advance:
-        data = gather(con, run, max_rows)
+        data = gather(con, run, max_rows, judge_tolerance)
         advance(1)
         if output is not None:
             csv_path = claims_csv_path(output)

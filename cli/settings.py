@@ -4,7 +4,8 @@ Exactly these keys are allowed; anything else is an input error naming the key,
 so a typo never silently falls back to a default.
 
     [retrieval]  retriever = "overlap"|"tfidf", top_k = 3, tokenizer = "ascii"|"unicode", stopwords = [...]
-    [reader]     abstain_marker = "NOT IN HANDBOOK", premise_marker = "PREMISE NOT SUPPORTED"
+    [reader]     abstain_marker = "NOT IN HANDBOOK", premise_marker = "PREMISE NOT SUPPORTED",
+                 format = "two_line"|"bracket"|"structured", refusal_phrase = "That does not appear from the material."
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from evalwh.errors import InputError, UsageError
 
 RETRIEVERS = ("overlap", "tfidf")
 TOKENIZERS = ("ascii", "unicode")
+READER_FORMATS = ("two_line", "bracket", "structured")
 ALLOWED: dict[str, tuple[str, ...]] = {
     "retrieval": ("retriever", "top_k", "tokenizer", "stopwords"),
-    "reader": ("abstain_marker", "premise_marker"),
+    "reader": ("abstain_marker", "premise_marker", "format", "refusal_phrase"),
 }
 
 
@@ -32,6 +34,8 @@ class RunSettings:
     stopwords: tuple[str, ...] | None = None   # None: stopwords.txt, else the chapter's list
     abstain_marker: str = "NOT IN HANDBOOK"
     premise_marker: str = "PREMISE NOT SUPPORTED"
+    format: str = "two_line"
+    refusal_phrase: str = "That does not appear from the material."
 
     def params(self) -> dict[str, Any]:
         """The settings as stored in runs.params (the stop list is stored separately)."""
@@ -50,7 +54,9 @@ def _check(settings: RunSettings, where: str, error: type[Exception]) -> RunSett
         raise fail("tokenizer", f"unknown tokenizer {settings.tokenizer!r} (use {' or '.join(TOKENIZERS)})")
     if isinstance(settings.top_k, bool) or not isinstance(settings.top_k, int) or settings.top_k < 1:
         raise fail("top_k", f"top_k must be a whole number of at least 1, not {settings.top_k!r}")
-    for key in ("abstain_marker", "premise_marker"):
+    if settings.format not in READER_FORMATS:
+        raise fail("format", f"unknown reader format {settings.format!r} (use {', '.join(READER_FORMATS)})")
+    for key in ("abstain_marker", "premise_marker", "refusal_phrase"):
         value = getattr(settings, key)
         if not isinstance(value, str) or not value:
             raise fail(key, f"{key} must be a non-empty string")

@@ -47,7 +47,11 @@ SPECS: dict[str, TableSpec] = {
         ids=("question_id",), unique="question_id",
     ),
     "retrievals": TableSpec("retrievals", ("question_id", "chunk_id", "rank", "score"), ids=("question_id", "chunk_id")),
-    "responses": TableSpec("responses", ("question_id", "output"), ids=("question_id",), unique="question_id"),
+    "responses": TableSpec(
+        "responses", ("question_id",), ("output", "answer", "cited", "refused"),
+        ids=("question_id",), unique="question_id", list_columns=("cited",),
+    ),
+    "grades": TableSpec("grades", ("item_id", "grader", "label"), ids=("item_id", "grader")),
 }
 
 
@@ -113,7 +117,7 @@ def validate_citations(con: duckdb.DuckDBPyConnection, citations: Staged, claims
         raise InputError(citations.name, f"unknown claim {row[1]!r}", row=row[0], column="claim_id")
 
 
-def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks: Staged) -> None:
+def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks: Staged | None) -> None:
     """``expected`` is a known behaviour (or an alias of one); a gold chunk id names a chunk."""
     allowed = ", ".join(f"'{v}'" for v in EXPECTED_VALUES)
     row = _first(
@@ -128,7 +132,7 @@ def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks
             row=row[0],
             column="expected",
         )
-    if "gold_chunk_id" in questions.columns:
+    if "gold_chunk_id" in questions.columns and chunks is not None:
         row = _first(
             con,
             f"SELECT q.row_no, q.gold_chunk_id FROM {questions.table} AS q "
@@ -180,3 +184,40 @@ def validate_retrievals(con: duckdb.DuckDBPyConnection, retrievals: Staged) -> N
         raise InputError(
             retrievals.name, f"question {row[1]!r} has this rank twice (first at row {row[2]})", row=row[0], column="rank"
         )
+
+
+RESPONSE_COLUMNS = {"two_line": "output", "bracket": "output", "structured": "answer"}
+
+
+def validate_responses(con: duckdb.DuckDBPyConnection, responses: Staged, reader_format: str) -> None:
+    """The column the reader format needs is there; ``refused`` holds booleans."""
+    needed = RESPONSE_COLUMNS[reader_format]
+    if needed not in responses.columns:
+        found = ", ".join(sorted(responses.columns)) or "none"
+        raise InputError(responses.name, f"missing column {needed!r} for reader format {reader_format!r} (found: {found})",
+                         column=needed)
+    if "refused" in responses.columns:
+        row = _first(
+            con,
+            f"SELECT row_no, refused FROM {responses.table} WHERE coalesce(trim(refused), '') <> '' "
+            "AND try_cast(trim(refused) AS BOOLEAN) IS NULL ORDER BY row_no LIMIT 1",
+        )
+        if row:
+            raise InputError(responses.name, f"refused must be true or false, not {row[1]!r}", row=row[0], column="refused")
+
+
+def validate_grades(con: duckdb.DuckDBPyConnection, grades: Staged) -> None:
+    """One grade per (item, grader), and no empty label."""
+    row = _first(con, f"SELECT row_no FROM {grades.table} WHERE coalesce(trim(label), '') = '' ORDER BY row_no LIMIT 1")
+    if row:
+        raise InputError(grades.name, "empty label", row=row[0], column="label")
+    row = _first(
+        con,
+        f"SELECT row_no, item_id, grader, first_row FROM ("
+        f"  SELECT row_no, item_id, grader, min(row_no) OVER (PARTITION BY item_id, lower(trim(grader))) AS first_row "
+        f"  FROM {grades.table}"
+        f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
+    )
+    if row:
+        raise InputError(grades.name, f"item {row[1]!r} graded twice by {row[2]!r} (first at row {row[3]})",
+                         row=row[0], column="grader")

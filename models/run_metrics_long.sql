@@ -7,6 +7,9 @@
 --   action_accuracy (share of responses whose action is the expected one), mean_em and
 --   mean_f1 (over questions expecting an answer that have a response and acceptable answers),
 --   held_for_review (responses failing a support-screen check)
+--   retrieval_accuracy, citation_accuracy, refusal_accuracy (share of cases ok on each axis),
+--   refusals_wrong, refusals_missed (refusal_use), judge_disagreement_rate (the highest of
+--   any judge against the hand grades)
 -- A metric that does not apply to the run (no gold chunks, no responses) is NULL.
 WITH question_counts AS (
     SELECT r.run_id, count(q.question_id) AS questions
@@ -30,6 +33,13 @@ answers AS (
 ),
 review AS (
     SELECT run_id, count(*) FILTER (WHERE held_for_review) AS held FROM support_screen GROUP BY run_id
+),
+axes AS (
+    SELECT run_id, retrieval_ok / cases AS retrieval, citation_ok / cases AS citation, refusal_ok / cases AS refusal
+    FROM case_score_summary
+),
+judges AS (
+    SELECT run_id, max(disagreement_rate) AS rate FROM grader_agreement GROUP BY run_id
 )
 SELECT run_id, 1 AS position, 'claims' AS metric, CAST(claims AS DOUBLE) AS value FROM run_metrics
 UNION ALL SELECT run_id,  2, 'uncited',         CAST(uncited AS DOUBLE)         FROM run_metrics
@@ -54,3 +64,15 @@ UNION ALL SELECT q.run_id, 16, 'mean_f1',         s.mean_f1
           FROM question_counts AS q LEFT JOIN answers AS s ON s.run_id = q.run_id
 UNION ALL SELECT q.run_id, 17, 'held_for_review', CAST(v.held AS DOUBLE)
           FROM question_counts AS q LEFT JOIN review AS v ON v.run_id = q.run_id
+UNION ALL SELECT q.run_id, 18, 'retrieval_accuracy', x.retrieval
+          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
+UNION ALL SELECT q.run_id, 19, 'citation_accuracy', x.citation
+          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
+UNION ALL SELECT q.run_id, 20, 'refusal_accuracy', x.refusal
+          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
+UNION ALL SELECT q.run_id, 21, 'refusals_wrong',  CAST(u.wrongly AS DOUBLE)
+          FROM question_counts AS q LEFT JOIN refusal_use AS u ON u.run_id = q.run_id
+UNION ALL SELECT q.run_id, 22, 'refusals_missed', CAST(u.missed AS DOUBLE)
+          FROM question_counts AS q LEFT JOIN refusal_use AS u ON u.run_id = q.run_id
+UNION ALL SELECT q.run_id, 23, 'judge_disagreement_rate', j.rate
+          FROM question_counts AS q LEFT JOIN judges AS j ON j.run_id = q.run_id

@@ -4,6 +4,8 @@
 --   tokenizer         ascii | unicode: how chunk and question terms were cut at load
 --   abstain_marker    an answer starting with it is a refusal
 --   premise_marker    an answer starting with it flags a false premise
+--   reader_format     two_line | bracket | structured: how responses were read
+--   refusal_phrase    a response whose answer is exactly this phrase is a refusal
 --   retrieval_source  file | builtin:<retriever>
 SELECT
     run_id,
@@ -12,5 +14,7 @@ SELECT
     json_extract_string(params, '$.tokenizer')                      AS tokenizer,
     json_extract_string(params, '$.abstain_marker')                 AS abstain_marker,
     json_extract_string(params, '$.premise_marker')                 AS premise_marker,
+    json_extract_string(params, '$.format')                         AS reader_format,
+    json_extract_string(params, '$.refusal_phrase')                 AS refusal_phrase,
     json_extract_string(params, '$.retrieval_source')               AS retrieval_source
 FROM runs

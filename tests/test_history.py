@@ -43,6 +43,8 @@ def test_history_holds_the_chapter_numbers(db: Path) -> None:
         "questions": 8, "best_correct": 7,
         # no gold chunks and no responses in the chapter's data: these do not apply
         "recall_at_k": None, "action_accuracy": None, "mean_em": None, "mean_f1": None, "held_for_review": None,
+        "retrieval_accuracy": None, "citation_accuracy": None, "refusal_accuracy": None,
+        "refusals_wrong": None, "refusals_missed": None, "judge_disagreement_rate": None,
     }
     assert rows(db, "SELECT claim_id, status FROM claim_status_history ORDER BY ordinal")[:2] == [
         ("c1", "SUPPORTED"), ("c2", "NUMBER_MISMATCH")

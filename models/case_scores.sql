@@ -1,0 +1,47 @@
+-- One row per question with a response: retrieval, citation and refusal scored apart.
+--   expected_chunk  the question's gold_chunk_id, else the chunk `cases` found for it (NULL for none)
+--   retrieval_ok    the expected chunk is among the retrieved ids; with no expected chunk,
+--                   nothing was retrieved
+--   citation_ok     the cited ids are exactly the first retrieved id (or both are empty)
+--   refusal_ok      the response refused exactly when the question expects a refusal
+--   retrieval, citation, refusal: the same as labels hit/MISS, ok/BAD, ok/WRONG
+WITH expected AS (
+    SELECT
+        q.run_id,
+        q.question_id,
+        q.ordinal,
+        q.expected,
+        COALESCE(q.gold_chunk_id, nullif(c.chunk_id, 'none')) AS expected_chunk
+    FROM questions AS q
+    LEFT JOIN cases AS c ON c.run_id = q.run_id AND c.question_id = q.question_id
+),
+retrieved AS (
+    SELECT run_id, question_id, array_agg(chunk_id ORDER BY rank) AS ids
+    FROM retrievals
+    GROUP BY run_id, question_id
+),
+scored AS (
+    SELECT
+        e.run_id,
+        e.question_id,
+        e.ordinal,
+        e.expected_chunk,
+        COALESCE(r.ids, CAST([] AS VARCHAR[]))              AS retrieved_ids,
+        o.sources                                           AS cited_ids,
+        o.action = 'refuse'                                 AS refused,
+        CASE
+            WHEN e.expected_chunk IS NOT NULL THEN COALESCE(list_contains(r.ids, e.expected_chunk), FALSE)
+            ELSE COALESCE(len(r.ids), 0) = 0
+        END                                                 AS retrieval_ok,
+        o.sources = COALESCE(r.ids[1:1], CAST([] AS VARCHAR[])) AS citation_ok,
+        (o.action = 'refuse') = (e.expected = 'refuse')     AS refusal_ok
+    FROM expected AS e
+    JOIN reader_outputs AS o ON o.run_id = e.run_id AND o.question_id = e.question_id
+    LEFT JOIN retrieved AS r ON r.run_id = e.run_id AND r.question_id = e.question_id
+)
+SELECT
+    *,
+    CASE WHEN retrieval_ok THEN 'hit' ELSE 'MISS' END  AS retrieval,
+    CASE WHEN citation_ok THEN 'ok' ELSE 'BAD' END     AS citation,
+    CASE WHEN refusal_ok THEN 'ok' ELSE 'WRONG' END    AS refusal
+FROM scored

@@ -1,0 +1,27 @@
+-- One row per run with responses: how refusals were used.
+--   rightly  refused a question that expects a refusal
+--   wrongly  refused an answerable question (expected answer or flag_premise)
+--   missed   did not refuse a question that expects a refusal
+--   *_ids    the question ids of each, sorted
+WITH uses AS (
+    SELECT
+        o.run_id,
+        o.question_id,
+        CASE
+            WHEN o.action = 'refuse' AND q.expected = 'refuse' THEN 'rightly'
+            WHEN o.action = 'refuse' THEN 'wrongly'
+            WHEN q.expected = 'refuse' THEN 'missed'
+        END AS use
+    FROM reader_outputs AS o
+    JOIN questions AS q ON q.run_id = o.run_id AND q.question_id = o.question_id
+)
+SELECT
+    run_id,
+    count(*) FILTER (WHERE use = 'rightly') AS rightly,
+    count(*) FILTER (WHERE use = 'wrongly') AS wrongly,
+    count(*) FILTER (WHERE use = 'missed')  AS missed,
+    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'rightly'), CAST([] AS VARCHAR[])) AS rightly_ids,
+    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'wrongly'), CAST([] AS VARCHAR[])) AS wrongly_ids,
+    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'missed'), CAST([] AS VARCHAR[]))  AS missed_ids
+FROM uses
+GROUP BY run_id
