@@ -16,7 +16,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 
-from evalwh import __version__, check, compare, history, loader, queries, report
+from evalwh import __version__, check, compare, history, loader, logs, queries, report
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -409,6 +409,39 @@ def sql(
         except duckdb.Error as exc:
             raise UsageError(str(exc).splitlines()[0]) from None
         write_rows(rows, fmt, sys.stdout)
+
+
+logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.",
+                        no_args_is_help=True)
+app.add_typer(logs_app, name="logs")
+
+
+@logs_app.command("import")
+@handles_errors
+def logs_import(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet).", dir_okay=False)],
+    fmt: Annotated[
+        Optional[str],
+        typer.Option("--format", "-f", help=f"One of {', '.join(logs.FORMATS)}; detected from the first record if omitted."),
+    ] = None,
+    skip_bad: Annotated[
+        bool, typer.Option("--skip-bad", help="Set malformed records aside in log_rejects instead of failing the batch.")
+    ] = False,
+) -> None:
+    """Append log files as one batch; requests already imported (same source and id) are skipped."""
+    result = logs.import_logs(db_path(ctx), paths, fmt, skip_bad)
+    note(f"imported batch {result.log_batch_id} ({result.source}): {result.requests} new requests, "
+         f"{result.skipped} already present, {result.retrievals} retrievals, {result.citations} citations, "
+         f"{result.rejects} rejected")
+
+
+@logs_app.command("batches")
+@handles_errors
+def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
+    """List the imported log batches, oldest first."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at"), fmt, sys.stdout)
 
 
 def main() -> None:

@@ -70,9 +70,14 @@ def is_materialized(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
 
 
 def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, float | None]:
-    """The run's metrics by name, in display order."""
+    """The run's metrics by name, in display order: from history when materialised, else live;
+    then the production-log metrics (log_metrics), which are always live."""
     source = "metrics_history" if is_materialized(con, run_id) else "run_metrics_long"
-    rows = con.execute(f"SELECT metric, value FROM {source} WHERE run_id = ? ORDER BY position", [run_id]).fetchall()
+    rows = con.execute(
+        f"SELECT metric, value FROM (SELECT position, metric, value FROM {source} WHERE run_id = $r "
+        "UNION ALL SELECT position, metric, value FROM log_metrics WHERE run_id = $r) ORDER BY position",
+        {"r": run_id},
+    ).fetchall()
     return {metric: value for metric, value in rows}
 
 

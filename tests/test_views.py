@@ -74,6 +74,9 @@ def test_every_model_has_an_expected_csv_or_a_reference_test() -> None:
         # test_axes: the notes' seeds, their functions and hand-computed grades
         "case_scores", "case_score_summary", "answer_sentences", "answer_citation_check", "refusal_use",
         "grader_agreement",
+        # test_logs: sample logs of every format joined with the chapter-3 run
+        "log_citation_health", "log_request_scores", "log_refusal_replay", "log_chunk_coverage", "log_daily",
+        "log_metrics",
     }
     assert models - set(VIEWS) - covered_by_reference == set()
 

@@ -1,0 +1,211 @@
+"""Importing production logs: read log files with DuckDB, normalise them by format, append a batch.
+
+Each format is three SELECTs in ``sql/logformats/<format>_{requests,retrievals,citations}.sql``
+over the temp table ``log_raw(file, line, record JSON)``. Records are validated before
+anything is written; a malformed one stops the import with its file and line, or with
+``skip_bad`` is set aside in ``log_rejects``. A request already in the warehouse (same
+source and request id) is skipped, so importing a file twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from importlib.resources import files as package_files
+from pathlib import Path
+
+import duckdb
+
+from evalwh.errors import InputError, UsageError
+from evalwh.progress import progress
+from evalwh.sources import check_utf8
+from evalwh.textnorm import register_udfs
+from evalwh.warehouse import attach, migrate
+
+FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
+PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import added."""
+
+    log_batch_id: str
+    source: str
+    requests: int
+    skipped: int
+    rejects: int
+    retrievals: int
+    citations: int
+
+
+def _format_sql(fmt: str, part: str) -> str:
+    return (package_files("evalwh.sql") / "logformats" / f"{fmt}_{part}.sql").read_text(encoding="utf-8")
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: str) -> None:
+    """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
+    or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
+    con.execute("CREATE OR REPLACE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
+    for path in paths:
+        if not path.is_file():
+            raise InputError(str(path), "no such file")
+        name = _literal(str(path))
+        if path.suffix == ".parquet":
+            try:
+                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, row_number() OVER (), to_json(t), NULL "
+                            f"FROM read_parquet({name}) AS t")
+            except duckdb.Error as exc:
+                raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
+            continue
+        check_utf8(path)
+        con.execute(
+            f"INSERT INTO log_lines SELECT {_literal(path.name)}, l.i, "
+            "CASE WHEN json_valid(l.text) AND json_type(l.text::JSON) = 'OBJECT' THEN l.text::JSON END, l.text "
+            f"FROM read_text({name}) AS f, unnest(string_split(f.content, chr(10))) WITH ORDINALITY AS l(text, i) "
+            "WHERE trim(l.text, ' \t\r') <> ''"
+        )
+        if fmt == "otlp":
+            whole = con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]
+            lines_bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {_literal(path.name)} "
+                                    "AND record IS NULL").fetchone()[0]
+            if whole and lines_bad:  # a pretty-printed export: one document
+                con.execute(f"DELETE FROM log_lines WHERE file = {_literal(path.name)}")
+                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, 1, content::JSON, NULL "
+                            f"FROM read_text({name})")
+    con.execute("CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines WHERE record IS NOT NULL")
+
+
+def detect_format(con: duckdb.DuckDBPyConnection) -> str:
+    """Tell the format from the keys of the first record."""
+    row = con.execute("SELECT json_keys(record) FROM log_raw WHERE record IS NOT NULL ORDER BY file, line LIMIT 1").fetchone()
+    keys = set(row[0]) if row else set()
+    if "resourceSpans" in keys:
+        return "otlp"
+    if {"user_input", "retrieved_contexts"} & keys or {"contexts", "ground_truth"} & keys:
+        return "ragas"
+    if "response" in keys and "request" in keys:
+        return "anthropic"
+    if {"context", "span_kind", "parent_id"} & keys or "attributes" in keys:
+        return "openinference"
+    if "request_id" in keys:
+        return "evalwh"
+    raise UsageError("cannot tell the log format from its first record; pass --format "
+                     f"({', '.join(FORMATS)})")
+
+
+REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
+    ("request_id IS NULL OR request_id = ''", "missing request id"),
+    ("ts_text IS NOT NULL AND TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL", "timestamp is not ISO 8601"),
+    ("refused_text IS NOT NULL AND TRY_CAST(refused_text AS BOOLEAN) IS NULL", "refused is not a boolean"),
+    ("first_line < line", "request id already used earlier in this import"),
+)
+
+
+def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
+    """Find malformed records; raise for the first unless ``skip_bad``, which keeps them in ``bad``."""
+    con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
+    con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE checked AS SELECT *, "
+        "min(line) OVER (PARTITION BY request_id) AS first_line FROM norm_requests"
+    )
+    for condition, message in REQUEST_CHECKS:
+        con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, CAST(raw AS VARCHAR) "
+                    f"FROM checked WHERE {condition}")
+    first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line LIMIT 1").fetchone()
+    if first and not skip_bad:
+        raise InputError(first[0], f"line {first[1]}: {first[2]} (use --skip-bad to set such lines aside)")
+
+
+def _normalise(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
+    for part in PARTS:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE norm_{part} AS {_format_sql(fmt, part)}")
+
+
+def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: bool = False) -> ImportResult:
+    """Import log files as one batch; returns what was added."""
+    if not paths:
+        raise UsageError("give at least one log file")
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"unknown log format {fmt!r} (use {', '.join(FORMATS)})")
+    con = duckdb.connect()
+    try:
+        register_udfs(con)
+        with progress("import logs", 3) as advance:
+            _read_raw(con, paths, fmt or "")
+            source = fmt or detect_format(con)
+            if source == "otlp" and fmt is None:
+                _read_raw(con, paths, "otlp")
+            _normalise(con, source)
+            _collect_rejects(con, skip_bad)
+            advance(1)
+            result = _write_batch(con, db, source, paths)
+            advance(2)
+        return result
+    finally:
+        con.close()
+
+
+def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: list[Path]) -> ImportResult:
+    batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    attach(con, db, read_only=False)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        migrate(con, db)
+        keep = ("SELECT n.* FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
+                "WHERE b.file = n.file AND b.line = n.line) AND NOT EXISTS (SELECT 1 FROM log_requests AS e "
+                "WHERE e.source = $source AND e.request_id = n.request_id)")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE new_requests AS {keep}", {"source": source})
+        valid = con.execute("SELECT count(*) FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
+                            "WHERE b.file = n.file AND b.line = n.line)").fetchone()[0]
+        params = {"batch": batch, "source": source}
+        con.execute(
+            """INSERT INTO log_requests BY NAME
+            SELECT $batch AS log_batch_id, $source AS source, request_id, session_id,
+                   CAST(TRY_CAST(ts_text AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ts,
+                   question, answer, model, finish_reason, TRY_CAST(refused_text AS BOOLEAN) AS refused,
+                   metadata, raw, terms(coalesce(question, ''), 'ascii') AS question_words,
+                   terms(coalesce(question, ''), 'unicode') AS question_uterms
+            FROM temp.new_requests""",
+            params,
+        )
+        con.execute(
+            """INSERT INTO log_retrievals BY NAME
+            SELECT $batch AS log_batch_id, $source AS source, r.request_id, r.rank, r.chunk_id, r.score, r.content,
+                   r.id_source
+            FROM temp.norm_retrievals AS r JOIN temp.new_requests AS n USING (request_id)
+            WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = r.file AND b.line = r.line)""",
+            params,
+        )
+        con.execute(
+            """INSERT INTO log_citations BY NAME
+            SELECT $batch AS log_batch_id, $source AS source, c.request_id, c.position, c.chunk_id, c.quote,
+                   norm(c.quote) AS quote_norm, c.resolution
+            FROM temp.norm_citations AS c JOIN temp.new_requests AS n USING (request_id)
+            WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = c.file AND b.line = c.line)""",
+            params,
+        )
+        con.execute("INSERT INTO log_rejects SELECT $batch, file, line, error, raw FROM temp.bad", {"batch": batch})
+        counts = con.execute(
+            "SELECT (SELECT count(*) FROM temp.new_requests), "
+            "(SELECT count(*) FROM temp.bad), (SELECT count(*) FROM log_retrievals WHERE log_batch_id = $batch), "
+            "(SELECT count(*) FROM log_citations WHERE log_batch_id = $batch)",
+            {"batch": batch},
+        ).fetchone()
+        con.execute(
+            "INSERT INTO log_batches VALUES ($batch, $source, $files, $now, $requests, $rejects)",
+            {**params, "files": [p.name for p in paths], "now": now, "requests": counts[0], "rejects": counts[1]},
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    new, rejects, retrievals, citations = counts
+    return ImportResult(batch, source, new, valid - new, rejects, retrievals, citations)

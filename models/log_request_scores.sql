@@ -1,0 +1,33 @@
+-- One row per (run, production request): the best overlap score of its question over the
+-- run's chunks, by the run's tokenizer and stop words: the score the threshold sweep uses.
+WITH request_terms AS (
+    SELECT DISTINCT s.run_id, l.source, l.request_id, t.term
+    FROM run_settings AS s
+    CROSS JOIN log_requests AS l,
+    unnest(CASE WHEN s.tokenizer = 'unicode' THEN l.question_uterms ELSE l.question_words END) AS t(term)
+    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS w WHERE w.run_id = s.run_id AND w.word = t.term)
+),
+chunk_terms AS (
+    SELECT DISTINCT c.run_id, c.chunk_id, t.term
+    FROM chunks AS c, unnest(c.text_terms) AS t(term)
+),
+scores AS (
+    SELECT q.run_id, q.source, q.request_id, c.chunk_id, count(*) AS score
+    FROM request_terms AS q
+    JOIN chunk_terms AS c ON c.run_id = q.run_id AND c.term = q.term
+    GROUP BY q.run_id, q.source, q.request_id, c.chunk_id
+),
+best AS (
+    SELECT run_id, source, request_id, max(score) AS best_score
+    FROM scores
+    GROUP BY run_id, source, request_id
+)
+SELECT
+    r.run_id,
+    l.source,
+    l.request_id,
+    l.refused,
+    COALESCE(b.best_score, 0) AS best_score
+FROM runs AS r
+CROSS JOIN log_requests AS l
+LEFT JOIN best AS b ON b.run_id = r.run_id AND b.source = l.source AND b.request_id = l.request_id
