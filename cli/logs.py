@@ -48,7 +48,7 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: str) -> None:
+def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
     """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
     or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
     con.execute("CREATE OR REPLACE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
@@ -70,14 +70,13 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], fmt: str) -> No
             f"FROM read_text({name}) AS f, unnest(string_split(f.content, chr(10))) WITH ORDINALITY AS l(text, i) "
             "WHERE trim(l.text, ' \t\r') <> ''"
         )
-        if fmt == "otlp":
-            whole = con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]
-            lines_bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {_literal(path.name)} "
-                                    "AND record IS NULL").fetchone()[0]
-            if whole and lines_bad:  # a pretty-printed export: one document
-                con.execute(f"DELETE FROM log_lines WHERE file = {_literal(path.name)}")
-                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, 1, content::JSON, NULL "
-                            f"FROM read_text({name})")
+        # a pretty-printed JSON document (an OTLP export) is one record, not one a line
+        lines_bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {_literal(path.name)} "
+                                "AND record IS NULL").fetchone()[0]
+        if lines_bad and con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]:
+            con.execute(f"DELETE FROM log_lines WHERE file = {_literal(path.name)}")
+            con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, 1, content::JSON, NULL "
+                        f"FROM read_text({name})")
     con.execute("CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines WHERE record IS NOT NULL")
 
 
@@ -124,6 +123,10 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
 
 
 def _normalise(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
+    """Run the format's SELECTs; a format may first flatten its records in ``<format>_spans.sql``."""
+    prelude = package_files("evalwh.sql") / "logformats" / f"{fmt}_spans.sql"
+    if prelude.is_file():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {fmt}_spans AS {prelude.read_text(encoding='utf-8')}")
     for part in PARTS:
         con.execute(f"CREATE OR REPLACE TEMP TABLE norm_{part} AS {_format_sql(fmt, part)}")
 
@@ -138,10 +141,8 @@ def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: b
     try:
         register_udfs(con)
         with progress("import logs", 3) as advance:
-            _read_raw(con, paths, fmt or "")
+            _read_raw(con, paths)
             source = fmt or detect_format(con)
-            if source == "otlp" and fmt is None:
-                _read_raw(con, paths, "otlp")
             _normalise(con, source)
             _collect_rejects(con, skip_bad)
             advance(1)

@@ -108,3 +108,98 @@ def test_unknown_format_and_missing_file(db: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "cannot tell the log format" in result.stderr
     assert run(db, "logs", "import", str(odd), "--format", "nope").exit_code == 2
     assert not db.exists()
+
+
+def citations(db: Path, source: str) -> list[tuple]:
+    return rows(db, f"SELECT request_id, position, chunk_id, resolution FROM log_citations WHERE source = '{source}' "
+                    "ORDER BY request_id, position")
+
+
+def retrievals(db: Path, source: str) -> list[tuple]:
+    return rows(db, f"SELECT request_id, rank, chunk_id, score FROM log_retrievals WHERE source = '{source}' "
+                    "ORDER BY request_id, rank")
+
+
+def test_openinference_flat_and_nested_attributes(chapter_db: Path) -> None:
+    result = import_logs(chapter_db, [LOGS / "openinference.jsonl"])
+    assert (result.source, result.requests) == ("openinference", 2)
+    assert rows(chapter_db, "SELECT request_id, session_id, question, model FROM log_requests ORDER BY request_id") == [
+        ("t-1", "sess-9", "How long can I keep a loan laptop?", "gpt-x"),
+        ("t-2", None, "What is the guest wifi password?", None),
+    ]
+    assert retrievals(chapter_db, "openinference") == [
+        ("t-1", 1, "handbook-1", 0.91), ("t-1", 2, "handbook-2", 0.55),   # flat retrieval.documents.N.document.*
+        ("t-2", 1, "network-2", 0.4), ("t-2", 2, "network-1", 0.8),       # nested list
+    ]
+    assert citations(chapter_db, "openinference") == [
+        ("t-1", 1, "handbook-1", "resolved"), ("t-1", 2, None, "out_of_range"),  # [3] with two documents
+        ("t-2", 1, "network-1", "resolved"),
+    ]
+
+
+def test_openinference_parquet_export(chapter_db: Path, tmp_path: Path) -> None:
+    parquet = tmp_path / "spans.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * FROM read_json('{LOGS / 'openinference.jsonl'}', format='newline_delimited', "
+                f"union_by_name=true) WHERE span_kind <> 'LLM') TO '{parquet}' (FORMAT parquet)")
+    con.close()
+    result = import_logs(chapter_db, [parquet], "openinference")
+    assert result.requests == 2
+    assert [r[:3] for r in retrievals(chapter_db, "openinference")] == [
+        ("t-1", 1, "handbook-1"), ("t-1", 2, "handbook-2"), ("t-2", 1, "network-2"), ("t-2", 2, "network-1")]
+
+
+def test_otlp_hex_and_base64_ids_and_both_document_encodings(chapter_db: Path) -> None:
+    result = import_logs(chapter_db, [LOGS / "otlp.json"])
+    assert (result.source, result.requests) == ("otlp", 2)
+    requests = rows(chapter_db, "SELECT request_id, session_id, question, model, CAST(ts AS VARCHAR) FROM log_requests "
+                                "ORDER BY ts")
+    assert requests == [
+        ("5b8efff798038103d269b633813fc60c", "web-42", "How old can a receipt be?", None, "2025-12-01 10:00:00"),
+        # base64 W47/95gDgQPSabYzgT/GDQ== is hex 5b8efff798038103d269b633813fc60d
+        ("5b8efff798038103d269b633813fc60d", None, "Which claims need a project code?", "claude-x", "2025-12-01 11:00:00"),
+    ]
+    assert retrievals(chapter_db, "otlp") == [
+        ("5b8efff798038103d269b633813fc60c", 1, "expenses-2", 0.93),  # JSON-string attribute
+        ("5b8efff798038103d269b633813fc60c", 2, "expenses-1", 0.71),
+        ("5b8efff798038103d269b633813fc60d", 1, "expenses-3", 0.88),  # structured arrayValue of kvlists
+    ]
+    assert citations(chapter_db, "otlp")[-1] == ("5b8efff798038103d269b633813fc60d", 2, None, "out_of_range")
+
+
+def test_anthropic_citation_locations(chapter_db: Path) -> None:
+    result = import_logs(chapter_db, [LOGS / "anthropic.jsonl"])
+    assert (result.source, result.requests, result.citations) == ("anthropic", 2, 4)
+    assert rows(chapter_db, "SELECT request_id, question, finish_reason FROM log_requests ORDER BY request_id") == [
+        ("msg_02", "When does the guest password change?", "end_turn"),
+        ("req_01", "Do I need a receipt for a 30 dollar claim?", "end_turn"),
+    ]
+    assert citations(chapter_db, "anthropic") == [
+        ("msg_02", 1, "network-1", "resolved"),     # search_result_location
+        ("req_01", 1, "expenses-1", "resolved"),    # char_location, document_index 0
+        ("req_01", 2, "expenses-2", "resolved"),    # content_block_location, document_index 1
+        ("req_01", 3, None, "out_of_range"),        # document_index 5 of 2 documents
+    ]
+    health = dict(((r, p), s) for r, p, s in rows(
+        chapter_db, "SELECT request_id, position, status FROM log_citation_health"))
+    assert health[("req_01", 2)] == "UNSUPPORTED"   # cited_text says 30 days; expenses-2 says 60
+    assert health[("msg_02", 1)] == "SUPPORTED"
+
+
+def test_ragas_new_and_old_columns(chapter_db: Path) -> None:
+    result = import_logs(chapter_db, [LOGS / "ragas.jsonl"])
+    assert (result.source, result.requests, result.retrievals, result.citations) == ("ragas", 2, 3, 0)
+    assert sorted(r[0] for r in rows(chapter_db, "SELECT question FROM log_requests")) == [
+        "Do I need a receipt for 30 dollars?", "How long can I keep a loan laptop?"]
+    assert sorted((r[1], r[2] or "") for r in retrievals(chapter_db, "ragas")) == [(1, ""), (1, "handbook-1"), (2, "handbook-2")]
+    assert import_logs(chapter_db, [LOGS / "ragas.jsonl"]).requests == 0  # a hash of the sample is its id
+
+
+def test_logs_cli_batches_and_metrics(chapter_db: Path) -> None:
+    run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"))
+    batches = run(chapter_db, "logs", "batches", "-f", "csv")
+    assert batches.exit_code == 0 and "evalwh" in batches.stdout
+    gate = run(chapter_db, "check", "--max", "log_dangling_rate_last_day=0", "--max", "log_unsupported_rate_last_day=0.4")
+    assert gate.exit_code == 1
+    assert "ok    log_dangling_rate_last_day <= 0: is 0" in gate.stdout
+    assert "FAIL  log_unsupported_rate_last_day <= 0.400: is 0.500" in gate.stdout
