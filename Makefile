@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-logs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/report_100k.py
+
+bench-logs: $(STAMP)
+	$(BIN)/python bench/logs_1m.py
 
 clean:
 	rm -rf $(VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out

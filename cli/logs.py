@@ -58,26 +58,58 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
         name = _literal(str(path))
         if path.suffix == ".parquet":
             try:
-                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, row_number() OVER (), to_json(t), NULL "
+                con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT to_json(t) AS json "
                             f"FROM read_parquet({name}) AS t")
+                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, json, NULL "
+                            "FROM file_records")
             except duckdb.Error as exc:
                 raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
             continue
         check_utf8(path)
-        con.execute(
-            f"INSERT INTO log_lines SELECT {_literal(path.name)}, l.i, "
-            "CASE WHEN json_valid(l.text) AND json_type(l.text::JSON) = 'OBJECT' THEN l.text::JSON END, l.text "
-            f"FROM read_text({name}) AS f, unnest(string_split(f.content, chr(10))) WITH ORDINALITY AS l(text, i) "
-            "WHERE trim(l.text, ' \t\r') <> ''"
-        )
-        # a pretty-printed JSON document (an OTLP export) is one record, not one a line
-        lines_bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {_literal(path.name)} "
-                                "AND record IS NULL").fetchone()[0]
-        if lines_bad and con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]:
-            con.execute(f"DELETE FROM log_lines WHERE file = {_literal(path.name)}")
-            con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, 1, content::JSON, NULL "
-                        f"FROM read_text({name})")
+        if not _read_json_lines_fast(con, path):
+            _read_json_lines_exact(con, path)
     con.execute("CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines WHERE record IS NOT NULL")
+
+
+BLANK_LINE = r"(^[ \t\r]*\n)|(\n[ \t\r]*\n)|(\n[ \t\r]+$)"
+
+
+def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+    """One record a line, streamed by DuckDB's NDJSON reader; record n is line n.
+
+    Returns False, reading nothing, when that would misnumber lines (the file has blank
+    lines) or cannot parse them (a malformed line); the exact reader then takes over.
+    """
+    name = _literal(str(path))
+    if con.execute(f"SELECT regexp_matches(content, {_literal(BLANK_LINE)}) FROM read_text({name})").fetchone()[0]:
+        return False
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
+    except duckdb.Error:
+        return False
+    con.execute(
+        f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, "
+        "CASE WHEN json_type(json) = 'OBJECT' THEN json END, NULL FROM file_records"
+    )
+    return True
+
+
+def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Split the file into lines to keep exact line numbers (slower; for files with blank or bad lines).
+
+    A file that is one pretty-printed JSON document (an OTLP export) becomes one record."""
+    name, label = _literal(str(path)), _literal(path.name)
+    con.execute(f"DELETE FROM log_lines WHERE file = {label}")
+    con.execute(
+        f"INSERT INTO log_lines SELECT {label}, l.i, "
+        "CASE WHEN json_valid(l.text) AND json_type(l.text::JSON) = 'OBJECT' THEN l.text::JSON END, l.text "
+        f"FROM (SELECT string_split(content, chr(10)) AS lines FROM read_text({name})) AS f, "
+        "unnest(f.lines) WITH ORDINALITY AS l(text, i) WHERE trim(l.text, ' \t\r') <> ''"
+    )
+    bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {label} AND record IS NULL").fetchone()[0]
+    if bad and con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]:
+        con.execute(f"DELETE FROM log_lines WHERE file = {label}")
+        con.execute(f"INSERT INTO log_lines SELECT {label}, 1, content::JSON, NULL FROM read_text({name})")
 
 
 def detect_format(con: duckdb.DuckDBPyConnection) -> str:

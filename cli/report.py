@@ -76,6 +76,7 @@ class ReportData:
     claims_csv: str | None = None
     retrieve_read: dict[str, Any] | None = None
     axes: dict[str, Any] | None = None
+    production: dict[str, Any] | None = None
 
 
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -211,6 +212,32 @@ def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: fl
     }
 
 
+def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
+    """Production logs joined with the run; None when no log was imported."""
+    if con.execute("SELECT count(*) FROM log_requests").fetchone()[0] == 0:
+        return None
+    health = dict(con.execute("SELECT status, count(*) FROM log_citation_health WHERE run_id = ? GROUP BY status",
+                              [run_id]).fetchall())
+    problems_total = con.execute("SELECT count(*) FROM log_citation_health WHERE run_id = ? "
+                                 "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id]).fetchone()[0]
+    return {
+        "daily": _dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
+                             "FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
+        "replay": _dicts(con, "SELECT threshold, requests, would_refuse, refused_in_production FROM log_refusal_replay "
+                              "WHERE run_id = ? ORDER BY threshold", [run_id]),
+        "health": [(s, int(health.get(s, 0))) for s in ("SUPPORTED", "UNSUPPORTED", "DANGLING", "UNCHECKED")],
+        "problems": Capped(_dicts(
+            con,
+            "SELECT h.source, h.request_id, h.position, h.chunk_id, h.status, h.resolution, c.quote "
+            "FROM log_citation_health AS h JOIN log_citations AS c USING (source, request_id, position) "
+            "WHERE h.run_id = ? AND h.status IN ('DANGLING', 'UNSUPPORTED') ORDER BY h.ts DESC, h.request_id LIMIT ?",
+            [run_id, limit]), problems_total),
+        "uncovered": _dicts(con, "SELECT chunk_id, retrieved_count, cited_count, chunk_exists FROM log_chunk_coverage "
+                                 "WHERE run_id = ? AND NOT covered_by_case "
+                                 "ORDER BY retrieved_count + cited_count DESC, chunk_id LIMIT ?", [run_id, limit]),
+    }
+
+
 def gather(
     con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS,
     judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE,
@@ -243,6 +270,7 @@ def gather(
         changes=Capped(changes[:max_rows], len(changes)),
         retrieve_read=_retrieve_read(con, run_id, max_rows),
         axes=_axes(con, run_id, max_rows, judge_tolerance),
+        production=_production(con, run_id, max_rows),
     )
 
 

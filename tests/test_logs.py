@@ -203,3 +203,17 @@ def test_logs_cli_batches_and_metrics(chapter_db: Path) -> None:
     assert gate.exit_code == 1
     assert "ok    log_dangling_rate_last_day <= 0: is 0" in gate.stdout
     assert "FAIL  log_unsupported_rate_last_day <= 0.400: is 0.500" in gate.stdout
+
+
+def test_report_has_a_production_section(chapter_db: Path) -> None:
+    from evalwh.report import build_report
+
+    assert "### Production" not in build_report(chapter_db, "latest", "md", None)
+    import_logs(chapter_db, [LOGS / "evalwh.jsonl"])
+    md = build_report(chapter_db, "latest", "md", None)
+    assert "SUPPORTED 1, UNSUPPORTED 1, DANGLING 1, UNCHECKED 1" in md
+    assert "| evalwh | r2 | 1 | expenses-9 | DANGLING | resolved | do not need a receipt |" in md
+    assert "| 2 | 4 | 1 | 1 |" in md                      # threshold 2 would refuse r4 only
+    assert "| log\\_dangling\\_rate | 0.250 |" in md
+    html = build_report(chapter_db, "latest", "html", None)
+    assert "<h2>Production</h2>" in html and "<h3>Chunks production uses that no test case covers</h3>" in html
