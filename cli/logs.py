@@ -13,6 +13,7 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass
 from importlib.resources import files as package_files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import duckdb
@@ -40,8 +41,16 @@ class ImportResult:
     citations: int
 
 
+def _format_file(name: str) -> Traversable:
+    return package_files("evalwh.sql") / "logformats" / f"{name}.sql"
+
+
 def _format_sql(fmt: str, part: str) -> str:
-    return (package_files("evalwh.sql") / "logformats" / f"{fmt}_{part}.sql").read_text(encoding="utf-8")
+    """The format's SELECT for ``part``; a format without its own citations cites by [n] markers."""
+    own = _format_file(f"{fmt}_{part}")
+    if not own.is_file() and part == "citations":
+        own = _format_file("marker_citations")
+    return own.read_text(encoding="utf-8")
 
 
 def _literal(text: str) -> str:
@@ -155,10 +164,11 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
 
 
 def _normalise(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
-    """Run the format's SELECTs; a format may first flatten its records in ``<format>_spans.sql``."""
-    prelude = package_files("evalwh.sql") / "logformats" / f"{fmt}_spans.sql"
-    if prelude.is_file():
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {fmt}_spans AS {prelude.read_text(encoding='utf-8')}")
+    """Run the format's SELECTs. A format may first flatten its records (``<format>_spans.sql``)
+    and, citing by [n] markers, name each request's answer (``<format>_answers.sql``)."""
+    for prelude, table in ((f"{fmt}_spans", f"{fmt}_spans"), (f"{fmt}_answers", "log_answers")):
+        if _format_file(prelude).is_file():
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {_format_file(prelude).read_text(encoding='utf-8')}")
     for part in PARTS:
         con.execute(f"CREATE OR REPLACE TEMP TABLE norm_{part} AS {_format_sql(fmt, part)}")
 

@@ -89,3 +89,12 @@ def two_runs(db: Path, tmp_path: Path) -> Path:
     load_run(db, CHAPTER3, run="base", source="seed:chapter3")
     load_run(db, fixed_c5_dir(tmp_path), run="fixed", label="c5 quotes network-1", source="fixture:fixed")
     return db
+
+
+def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
+    """Every row of a query on a warehouse file, opened read-only with plain DuckDB (no evalwh UDFs)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()

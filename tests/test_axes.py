@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.report import build_report
-from tests.conftest import REPO, write_table
+from tests.conftest import REPO, write_table, rows
 
 THREE_AXIS = REPO / "seeds" / "three-axis"
 
@@ -23,13 +23,6 @@ THREE_AXIS = REPO / "seeds" / "three-axis"
 def run(db: Path, *args: str):
     return CliRunner().invoke(app, ["--db", str(db), *args])
 
-
-def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def note_validate_citations(answer: str, n_passages: int) -> dict:

@@ -8,15 +8,8 @@ import duckdb
 
 from evalwh.history import materialize
 from evalwh.loader import load_run
-from tests.conftest import CHAPTER3, snapshot
+from tests.conftest import CHAPTER3, snapshot, rows
 
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_materialize_is_incremental_and_idempotent(db: Path) -> None:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.logs import import_logs
-from tests.conftest import CHAPTER3, snapshot
+from tests.conftest import CHAPTER3, snapshot, rows
 
 LOGS = Path(__file__).resolve().parent / "logs"
 
@@ -20,13 +20,6 @@ LOGS = Path(__file__).resolve().parent / "logs"
 def run(db: Path, *args: str):
     return CliRunner().invoke(app, ["--db", str(db), *args])
 
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalwh.loader import load_run
-from tests.conftest import REPO, write_table
+from tests.conftest import REPO, write_table, rows
 from tests.reference import CHAPTER_STOP
 from tests.reference_rtr import Question, RetrieveRead
 
@@ -40,13 +40,6 @@ def handbook_reference(**settings_: object) -> RetrieveRead:
         responses = {r["question_id"]: r["output"] for r in csv.DictReader(f)}
     return RetrieveRead(chunks, questions, responses, set(CHAPTER_STOP), **settings_)  # type: ignore[arg-type]
 
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
