@@ -46,11 +46,21 @@ def _format_file(name: str) -> Traversable:
 
 
 def _format_sql(fmt: str, part: str) -> str:
-    """The format's SELECT for ``part``; a format without its own citations cites by [n] markers."""
+    """The format's SELECT for ``part``.
+
+    A format without its own citations cites by [n] markers in its answers; where it also has
+    provider citations (``<format>_provider_citations.sql``), those win for their requests.
+    """
     own = _format_file(f"{fmt}_{part}")
-    if not own.is_file() and part == "citations":
-        own = _format_file("marker_citations")
-    return own.read_text(encoding="utf-8")
+    if own.is_file() or part != "citations":
+        return own.read_text(encoding="utf-8")
+    markers = _format_file("marker_citations").read_text(encoding="utf-8")
+    provider = _format_file(f"{fmt}_provider_citations")
+    if not provider.is_file():
+        return markers
+    return (f"WITH provider AS ({provider.read_text(encoding='utf-8')}), markers AS ({markers}) "
+            "SELECT * FROM provider UNION ALL "
+            "SELECT * FROM markers WHERE request_id NOT IN (SELECT request_id FROM provider)")
 
 
 def _literal(text: str) -> str:

@@ -210,3 +210,11 @@ def test_report_has_a_production_section(chapter_db: Path) -> None:
     assert "| log\\_dangling\\_rate | 0.250 |" in md
     html = build_report(chapter_db, "latest", "html", None)
     assert "<h2>Production</h2>" in html and "<h3>Chunks production uses that no test case covers</h3>" in html
+
+
+def test_openinference_provider_citations_win_over_markers(chapter_db: Path) -> None:
+    import_logs(chapter_db, [LOGS / "openinference_provider.jsonl"])
+    # the answer's marker [1] would name expenses-1; the provider's document_index 1 names expenses-2
+    assert rows(chapter_db, "SELECT position, chunk_id, quote, resolution FROM log_citations") == [
+        (1, "expenses-2", "Receipts older than 60 days will be rejected by the portal.", "resolved")]
+    assert rows(chapter_db, "SELECT status FROM log_citation_health") == [("SUPPORTED",)]
