@@ -191,3 +191,17 @@ def test_version_and_help(cli) -> None:
     help_text = cli("--help").stdout
     for command in ("init", "load", "seed", "runs", "status", "metrics", "sweep", "cases", "evidence", "sql"):
         assert command in help_text
+
+
+def test_parquet_inputs_give_the_same_evidence(cli, tmp_path: Path) -> None:
+    from tests.conftest import CHAPTER3
+
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    con = duckdb.connect()
+    for name in ("chunks", "claims", "citations", "questions"):
+        con.execute(f"COPY (SELECT * FROM read_csv('{CHAPTER3 / (name + '.csv')}', all_varchar=true)) "
+                    f"TO '{folder / (name + '.parquet')}' (FORMAT parquet)")
+    con.close()
+    assert cli("load", str(folder)).exit_code == 0
+    assert cli("evidence").stdout == EVIDENCE
