@@ -436,6 +436,29 @@ def logs_import(
          f"{result.rejects} rejected")
 
 
+class LogView(str, Enum):
+    """The production-log views `evalwh logs show` prints."""
+
+    health = "health"
+    replay = "replay"
+    coverage = "coverage"
+    daily = "daily"
+
+
+@logs_app.command("show")
+@handles_errors
+def logs_show(
+    ctx: typer.Context,
+    view: Annotated[LogView, typer.Argument(help="health (log_citation_health), replay (log_refusal_replay), "
+                                                 "coverage (log_chunk_coverage) or daily (log_daily).")],
+    run: RunOption = LATEST,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Production logs joined with a run: the run picks the chunk store and the thresholds."""
+    with open_warehouse(db_path(ctx)) as con:
+        write_rows(queries.log_view(con, view.value, run), fmt, sys.stdout)
+
+
 @logs_app.command("batches")
 @handles_errors
 def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:

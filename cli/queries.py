@@ -76,3 +76,17 @@ def case_scores(con: duckdb.DuckDBPyConnection, run: str) -> tuple[Rows, Rows]:
     )
     totals = query(con, "SELECT cases, retrieval, citation, refusal FROM case_score_summary WHERE run_id = ?", [run_id])
     return cases_, totals
+
+
+LOG_VIEWS: dict[str, tuple[str, str]] = {
+    "health": ("log_citation_health", "ts DESC NULLS LAST, source, request_id, position"),
+    "replay": ("log_refusal_replay", "threshold"),
+    "coverage": ("log_chunk_coverage", "retrieved_count + cited_count DESC, chunk_id"),
+    "daily": ("log_daily", "day NULLS LAST"),
+}
+
+
+def log_view(con: duckdb.DuckDBPyConnection, name: str, run: str) -> Rows:
+    """One of the production-log views, joined with ``run`` (a run id or ``latest``)."""
+    view, order = LOG_VIEWS[name]
+    return query(con, f"SELECT * EXCLUDE (run_id) FROM {view} WHERE run_id = ? ORDER BY {order}", [resolve_run(con, run)])

@@ -218,3 +218,24 @@ def test_openinference_provider_citations_win_over_markers(chapter_db: Path) -> 
     assert rows(chapter_db, "SELECT position, chunk_id, quote, resolution FROM log_citations") == [
         (1, "expenses-2", "Receipts older than 60 days will be rejected by the portal.", "resolved")]
     assert rows(chapter_db, "SELECT status FROM log_citation_health") == [("SUPPORTED",)]
+
+
+def test_logs_show_filters_to_the_chosen_run(chapter_db: Path, tmp_path: Path) -> None:
+    import csv
+    import io
+
+    import_logs(chapter_db, [LOGS / "evalwh.jsonl"])
+    folder = tmp_path / "more"
+    shutil.copytree(CHAPTER3, folder)
+    (folder / "chunks.csv").write_text((folder / "chunks.csv").read_text(encoding="utf-8") +
+                                       "expenses-9,expenses,Claims below 50 dollars do not need a receipt.\n",
+                                       encoding="utf-8")
+    load_run(chapter_db, folder, run="with-expenses-9")
+    latest = list(csv.DictReader(io.StringIO(run(chapter_db, "logs", "show", "health", "-f", "csv").stdout)))
+    first = list(csv.DictReader(io.StringIO(
+        run(chapter_db, "logs", "show", "health", "--run", "chapter3", "-f", "csv").stdout)))
+    status = {(r["request_id"], r["position"]): r["status"] for r in latest}
+    assert status[("r2", "1")] == "SUPPORTED"                       # the new chunk store has expenses-9
+    assert {(r["request_id"], r["status"]) for r in first} >= {("r2", "DANGLING")}
+    daily = run(chapter_db, "logs", "show", "daily", "-f", "json")
+    assert daily.exit_code == 0 and '"dangling_citations": 0' in daily.stdout
