@@ -7,7 +7,7 @@ column. A citation of an unknown chunk is not an error: it is DANGLING.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -59,6 +59,33 @@ def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = 
     return con.execute(sql, list(params)).fetchone()
 
 
+def reject_first(
+    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, where: str, message: Callable[[object], str]
+) -> None:
+    """Raise for the first row where ``where`` holds, naming ``column``; ``message`` gets that row's value."""
+    row = _first(con, f"SELECT row_no, {quote_ident(column)} FROM {staged.table} AS s WHERE {where} "
+                      "ORDER BY row_no LIMIT 1")
+    if row:
+        raise InputError(staged.name, message(row[1]), row=row[0], column=column)
+
+
+def reject_repeats(
+    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, key: str, message: Callable[[object, int], str],
+    shown: str | None = None,
+) -> None:
+    """Raise for the first row whose ``key`` expression repeats an earlier row's, naming ``column``;
+    ``message`` gets the row's ``shown`` expression (default: the column) and the earlier row number."""
+    row = _first(
+        con,
+        f"SELECT row_no, value, first_row FROM ("
+        f"  SELECT row_no, {shown or quote_ident(column)} AS value, min(row_no) OVER (PARTITION BY {key}) AS first_row"
+        f"  FROM {staged.table}"
+        f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
+    )
+    if row:
+        raise InputError(staged.name, message(row[1], row[2]), row=row[0], column=column)
+
+
 def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSpec) -> None:
     """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
     for column in spec.required:
@@ -66,42 +93,21 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
             found = ", ".join(sorted(staged.columns)) or "none"
             raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
     for column in spec.ids:
-        row = _first(
-            con,
-            f"SELECT row_no FROM {staged.table} WHERE {quote_ident(column)} IS NULL OR {quote_ident(column)} = '' "
-            "ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "empty id", row=row[0], column=column)
-        row = _first(
-            con,
-            f"SELECT row_no FROM {staged.table} WHERE regexp_matches({quote_ident(column)}, '[\\t\\n\\r]') "
-            "ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "id contains a tab or newline", row=row[0], column=column)
+        col = quote_ident(column)
+        reject_first(con, staged, column, f"{col} IS NULL OR {col} = ''", lambda _: "empty id")
+        reject_first(con, staged, column, f"regexp_matches({col}, '[\\t\\n\\r]')",
+                     lambda _: "id contains a tab or newline")
     if spec.unique:
-        col = quote_ident(spec.unique)
-        row = _first(
-            con,
-            f"SELECT row_no, {col}, first_row FROM ("
-            f"  SELECT row_no, {col}, min(row_no) OVER (PARTITION BY {col}) AS first_row FROM {staged.table}"
-            f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(
-                staged.name, f"duplicate id {row[1]!r} (first at row {row[2]})", row=row[0], column=spec.unique
-            )
+        reject_repeats(con, staged, spec.unique, quote_ident(spec.unique),
+                       lambda value, first: f"duplicate id {value!r} (first at row {first})")
     for column in spec.list_columns:
-        if column not in staged.columns:
-            continue
-        row = _first(
-            con,
-            f"SELECT row_no, i FROM {staged.table}, unnest({quote_ident(column)}) AS u(i) "
-            "WHERE i IS NULL OR i = '' OR regexp_matches(i, '[\\t\\n\\r]') ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(staged.name, "cited ids must be non-empty, without tabs or newlines", row=row[0], column=column)
+        if column in staged.columns:
+            reject_first(
+                con, staged, column,
+                f"EXISTS (SELECT 1 FROM unnest(s.{quote_ident(column)}) AS u(i) "
+                "WHERE i IS NULL OR i = '' OR regexp_matches(i, '[\\t\\n\\r]'))",
+                lambda _: "cited ids must be non-empty, without tabs or newlines",
+            )
 
 
 def validate_citations(con: duckdb.DuckDBPyConnection, citations: Staged, claims: Staged | None) -> None:
@@ -120,18 +126,8 @@ def validate_citations(con: duckdb.DuckDBPyConnection, citations: Staged, claims
 def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks: Staged | None) -> None:
     """``expected`` is a known behaviour (or an alias of one); a gold chunk id names a chunk."""
     allowed = ", ".join(f"'{v}'" for v in EXPECTED_VALUES)
-    row = _first(
-        con,
-        f"SELECT row_no, expected FROM {questions.table} WHERE expected IS NULL OR {EXPECTED_SQL} NOT IN ({allowed}) "
-        "ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(
-            questions.name,
-            f"unknown expected value {row[1]!r} (use answer, refuse or flag_premise)",
-            row=row[0],
-            column="expected",
-        )
+    reject_first(con, questions, "expected", f"expected IS NULL OR {EXPECTED_SQL} NOT IN ({allowed})",
+                 lambda value: f"unknown expected value {value!r} (use answer, refuse or flag_premise)")
     if "gold_chunk_id" in questions.columns and chunks is not None:
         row = _first(
             con,
@@ -158,32 +154,14 @@ def validate_question_refs(con: duckdb.DuckDBPyConnection, staged: Staged, quest
 
 def validate_retrievals(con: duckdb.DuckDBPyConnection, retrievals: Staged) -> None:
     """Ranks are whole numbers from 1, unique per question; scores are numbers or empty."""
-    table = retrievals.table
-    row = _first(
-        con,
-        f"SELECT row_no, rank FROM {table} WHERE try_cast(trim(rank) AS INTEGER) IS NULL "
-        "OR try_cast(trim(rank) AS INTEGER) < 1 ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(retrievals.name, f"rank must be a whole number from 1, not {row[1]!r}", row=row[0], column="rank")
-    row = _first(
-        con,
-        f"SELECT row_no, score FROM {table} WHERE coalesce(trim(score), '') <> '' "
-        "AND try_cast(trim(score) AS DOUBLE) IS NULL ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(retrievals.name, f"score must be a number, not {row[1]!r}", row=row[0], column="score")
-    row = _first(
-        con,
-        f"SELECT row_no, question_id, first_row FROM ("
-        f"  SELECT row_no, question_id, min(row_no) OVER (PARTITION BY question_id, CAST(trim(rank) AS INTEGER)) "
-        f"  AS first_row FROM {table}"
-        f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(
-            retrievals.name, f"question {row[1]!r} has this rank twice (first at row {row[2]})", row=row[0], column="rank"
-        )
+    reject_first(con, retrievals, "rank", "coalesce(try_cast(trim(rank) AS INTEGER) < 1, TRUE)",
+                 lambda value: f"rank must be a whole number from 1, not {value!r}")
+    reject_first(con, retrievals, "score",
+                 "coalesce(trim(score), '') <> '' AND try_cast(trim(score) AS DOUBLE) IS NULL",
+                 lambda value: f"score must be a number, not {value!r}")
+    reject_repeats(con, retrievals, "rank", "question_id, CAST(trim(rank) AS INTEGER)",
+                   lambda question, first: f"question {question!r} has this rank twice (first at row {first})",
+                   shown="question_id")
 
 
 RESPONSE_COLUMNS = {"two_line": "output", "bracket": "output", "structured": "answer"}
@@ -197,27 +175,14 @@ def validate_responses(con: duckdb.DuckDBPyConnection, responses: Staged, reader
         raise InputError(responses.name, f"missing column {needed!r} for reader format {reader_format!r} (found: {found})",
                          column=needed)
     if "refused" in responses.columns:
-        row = _first(
-            con,
-            f"SELECT row_no, refused FROM {responses.table} WHERE coalesce(trim(refused), '') <> '' "
-            "AND try_cast(trim(refused) AS BOOLEAN) IS NULL ORDER BY row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(responses.name, f"refused must be true or false, not {row[1]!r}", row=row[0], column="refused")
+        reject_first(con, responses, "refused",
+                     "coalesce(trim(refused), '') <> '' AND try_cast(trim(refused) AS BOOLEAN) IS NULL",
+                     lambda value: f"refused must be true or false, not {value!r}")
 
 
 def validate_grades(con: duckdb.DuckDBPyConnection, grades: Staged) -> None:
     """One grade per (item, grader), and no empty label."""
-    row = _first(con, f"SELECT row_no FROM {grades.table} WHERE coalesce(trim(label), '') = '' ORDER BY row_no LIMIT 1")
-    if row:
-        raise InputError(grades.name, "empty label", row=row[0], column="label")
-    row = _first(
-        con,
-        f"SELECT row_no, item_id, grader, first_row FROM ("
-        f"  SELECT row_no, item_id, grader, min(row_no) OVER (PARTITION BY item_id, lower(trim(grader))) AS first_row "
-        f"  FROM {grades.table}"
-        f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(grades.name, f"item {row[1]!r} graded twice by {row[2]!r} (first at row {row[3]})",
-                         row=row[0], column="grader")
+    reject_first(con, grades, "label", "coalesce(trim(label), '') = ''", lambda _: "empty label")
+    reject_repeats(con, grades, "grader", "item_id, lower(trim(grader))",
+                   lambda ids, first: f"item {ids[0]!r} graded twice by {ids[1]!r} (first at row {first})",
+                   shown="[item_id, grader]")
