@@ -3,15 +3,9 @@
 -- document_index (or search_result_index) n names the trace's retrieved document at rank n + 1;
 -- cited_text is the quote.
 WITH llm AS (
-    SELECT
-        file,
-        line,
-        coalesce(record -> 'context' ->> 'trace_id', record ->> '$."context.trace_id"') AS request_id,
-        coalesce(record -> 'attributes' ->> '$."output.value"', record -> 'attributes' -> 'output' ->> 'value',
-                 record ->> '$."attributes.output.value"')                            AS output
-    FROM log_raw
-    WHERE coalesce(record ->> 'span_kind', record -> 'attributes' ->> '$."openinference.span.kind"',
-                   record ->> '$."attributes.openinference.span.kind"') = 'LLM'
+    SELECT file, line, trace_id AS request_id, output_value AS output
+    FROM openinference_spans
+    WHERE kind = 'LLM'
 ),
 cites AS (
     SELECT

@@ -1,17 +1,7 @@
 -- OpenInference: one row per document of the trace's RETRIEVER spans, ranked in span start
 -- order then document order. Documents are flat attributes
 -- (retrieval.documents.N.document.id / .score / .content) or a nested list.
-WITH spans AS (
-    SELECT
-        file,
-        line,
-        record,
-        coalesce(record -> 'attributes', '{}')                                           AS attrs,
-        coalesce(record -> 'context' ->> 'trace_id', record ->> '$."context.trace_id"')  AS trace_id,
-        record ->> 'start_time'                                                          AS start_time
-    FROM log_raw
-),
-flat AS (
+WITH flat AS (
     SELECT
         s.file, s.line, s.trace_id, s.start_time,
         CAST(regexp_extract(k.key, '^retrieval\.documents\.(\d+)\.document\.id$', 1) AS INTEGER) AS doc_index,
@@ -20,7 +10,7 @@ flat AS (
             regexp_extract(k.key, '^retrieval\.documents\.(\d+)', 1) || '.document.score"') AS DOUBLE) AS score,
         s.attrs ->> ('$."retrieval.documents.' ||
             regexp_extract(k.key, '^retrieval\.documents\.(\d+)', 1) || '.document.content"')       AS content
-    FROM spans AS s, unnest(json_keys(s.attrs)) AS k(key)
+    FROM openinference_spans AS s, unnest(json_keys(s.attrs)) AS k(key)
     WHERE regexp_matches(k.key, '^retrieval\.documents\.\d+\.document\.id$')
       AND s.attrs ->> ('$."' || k.key || '"') IS NOT NULL  -- a Parquet export has every key, mostly null
 ),
@@ -31,7 +21,7 @@ nested AS (
         coalesce(d.doc -> 'document' ->> 'id', d.doc ->> '$."document.id"')               AS chunk_id,
         TRY_CAST(coalesce(d.doc -> 'document' ->> 'score', d.doc ->> '$."document.score"') AS DOUBLE) AS score,
         coalesce(d.doc -> 'document' ->> 'content', d.doc ->> '$."document.content"')     AS content
-    FROM spans AS s,
+    FROM openinference_spans AS s,
          unnest(CAST(coalesce(s.attrs -> 'retrieval' -> 'documents',
                               s.record -> '$."attributes.retrieval.documents"', '[]') AS JSON[]))
              WITH ORDINALITY AS d(doc, i)
