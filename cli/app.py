@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import functools
 import sys
-from enum import Enum
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional, TypeVar
 
 import duckdb
 import typer
-
 from evalwh import __version__, check, compare, history, loader, logs, queries, report
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines

@@ -7,7 +7,6 @@ can carry it; Markdown groups it into two tables.
 from __future__ import annotations
 
 import duckdb
-
 from evalwh.history import metric_values, status_changes
 from evalwh.output import Rows
 from evalwh.templates import render

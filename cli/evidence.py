@@ -8,8 +8,7 @@ chapter asks (shares to 3 decimals, lists comma-separated without spaces,
 from __future__ import annotations
 
 import duckdb
-
-from evalwh.warehouse import resolve_run
+from evalwh.warehouse import one, resolve_run
 
 NOT_AVAILABLE = "n/a"
 
@@ -31,9 +30,9 @@ def evidence_lines(con: duckdb.DuckDBPyConnection, run: str) -> list[str]:
         "SELECT claim_id, status FROM claim_status WHERE run_id = ? ORDER BY ordinal", [run_id]
     ).fetchall():
         lines.append(f"t1_{claim_id}: {status}")
-    supported_share, pair_precision = con.execute(
-        "SELECT supported_share, pair_precision FROM run_metrics WHERE run_id = ?", [run_id]
-    ).fetchone()
+    supported_share, pair_precision = one(
+        con, "SELECT supported_share, pair_precision FROM run_metrics WHERE run_id = ?", [run_id]
+    )
     lines.append(f"t1_supported_share: {_share(supported_share)}")
     lines.append(f"t1_pair_precision: {_share(pair_precision)}")
 

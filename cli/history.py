@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-
 from evalwh.progress import progress
-from evalwh.warehouse import open_warehouse
+from evalwh.warehouse import open_warehouse, scalar
 
 HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
 
@@ -66,7 +65,7 @@ def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
 
 def is_materialized(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     """Whether the run has history rows."""
-    return con.execute("SELECT count(*) FROM metrics_history WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+    return scalar(con, "SELECT count(*) FROM metrics_history WHERE run_id = ?", [run_id]) > 0
 
 
 def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, float | None]:

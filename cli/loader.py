@@ -12,11 +12,10 @@ import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import duckdb
-
 from evalwh.errors import InputError, UsageError
 from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
@@ -27,14 +26,14 @@ from evalwh.validate import (
     EXPECTED_SQL,
     SPECS,
     validate_citations,
+    validate_grades,
     validate_question_refs,
     validate_questions,
-    validate_grades,
     validate_responses,
     validate_retrievals,
     validate_table,
 )
-from evalwh.warehouse import LATEST, attach, migrate
+from evalwh.warehouse import LATEST, attach, migrate, scalar
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 
@@ -264,7 +263,7 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     if "grades" in staged:
         _write_grades(con, staged["grades"], {"run": run_id})
     return {
-        table: con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
+        table: scalar(con, f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id])
         for table in ("chunks", "claims", "citations", "questions", "retrievals", "responses", "grades")
     }
 
@@ -338,13 +337,13 @@ def _write(
     con.execute("BEGIN TRANSACTION")
     try:
         migrate(con, db)
-        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+        exists = scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]) > 0
         if exists and not replace:
             raise UsageError(f"run {run_id!r} already exists; pass --replace to swap it, or --run to name a new one")
         if exists:
             for table in RUN_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        previous = con.execute("SELECT max(created_at) FROM runs").fetchone()[0]
+        previous = scalar(con, "SELECT max(created_at) FROM runs")
         created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
         if previous is not None and created <= previous:
             created = previous + dt.timedelta(microseconds=1)

@@ -17,12 +17,11 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import duckdb
-
 from evalwh.errors import InputError, UsageError
 from evalwh.progress import progress
 from evalwh.sources import check_utf8
 from evalwh.textnorm import register_udfs
-from evalwh.warehouse import attach, migrate
+from evalwh.warehouse import attach, migrate, one, scalar
 
 FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
 PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")
@@ -100,7 +99,7 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     lines) or cannot parse them (a malformed line); the exact reader then takes over.
     """
     name = _literal(str(path))
-    if con.execute(f"SELECT regexp_matches(content, {_literal(BLANK_LINE)}) FROM read_text({name})").fetchone()[0]:
+    if scalar(con, f"SELECT regexp_matches(content, {_literal(BLANK_LINE)}) FROM read_text({name})"):
         return False
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
@@ -125,8 +124,8 @@ def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         f"FROM (SELECT string_split(content, chr(10)) AS lines FROM read_text({name})) AS f, "
         "unnest(f.lines) WITH ORDINALITY AS l(text, i) WHERE trim(l.text, ' \t\r') <> ''"
     )
-    bad = con.execute(f"SELECT count(*) FROM log_lines WHERE file = {label} AND record IS NULL").fetchone()[0]
-    if bad and con.execute(f"SELECT json_valid(content) FROM read_text({name})").fetchone()[0]:
+    bad = scalar(con, f"SELECT count(*) FROM log_lines WHERE file = {label} AND record IS NULL")
+    if bad and scalar(con, f"SELECT json_valid(content) FROM read_text({name})"):
         con.execute(f"DELETE FROM log_lines WHERE file = {label}")
         con.execute(f"INSERT INTO log_lines SELECT {label}, 1, content::JSON, NULL FROM read_text({name})")
 
@@ -216,8 +215,8 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
                 "WHERE b.file = n.file AND b.line = n.line) AND NOT EXISTS (SELECT 1 FROM log_requests AS e "
                 "WHERE e.source = $source AND e.request_id = n.request_id)")
         con.execute(f"CREATE OR REPLACE TEMP TABLE new_requests AS {keep}", {"source": source})
-        valid = con.execute("SELECT count(*) FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
-                            "WHERE b.file = n.file AND b.line = n.line)").fetchone()[0]
+        valid = scalar(con, "SELECT count(*) FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
+                            "WHERE b.file = n.file AND b.line = n.line)")
         params = {"batch": batch, "source": source}
         con.execute(
             """INSERT INTO log_requests BY NAME
@@ -246,12 +245,13 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
             params,
         )
         con.execute("INSERT INTO log_rejects SELECT $batch, file, line, error, raw FROM temp.bad", {"batch": batch})
-        counts = con.execute(
+        counts = one(
+            con,
             "SELECT (SELECT count(*) FROM temp.new_requests), "
             "(SELECT count(*) FROM temp.bad), (SELECT count(*) FROM log_retrievals WHERE log_batch_id = $batch), "
             "(SELECT count(*) FROM log_citations WHERE log_batch_id = $batch)",
             {"batch": batch},
-        ).fetchone()
+        )
         con.execute(
             "INSERT INTO log_batches VALUES ($batch, $source, $files, $now, $requests, $rejects)",
             {**params, "files": [p.name for p in paths], "now": now, "requests": counts[0], "rejects": counts[1]},

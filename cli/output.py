@@ -42,7 +42,7 @@ class Rows:
 
     def dicts(self) -> list[dict[str, Any]]:
         """Each row as a column -> value mapping."""
-        return [dict(zip(self.columns, row)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
 def _json_value(value: Any) -> Any:

@@ -11,7 +11,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 
 def progress_enabled() -> bool:
@@ -19,11 +25,15 @@ def progress_enabled() -> bool:
     return sys.stderr.isatty()
 
 
+def _no_progress(n: int = 1) -> None:
+    """The advance() of work nobody is watching."""
+
+
 @contextmanager
 def progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
     """Yield ``advance(n)``; draws a bar of ``total`` steps on a terminal, nothing otherwise."""
     if not progress_enabled() or total <= 0:
-        yield lambda n=1: None
+        yield _no_progress
         return
     bar = Progress(
         TextColumn("{task.description}"),
@@ -35,4 +45,8 @@ def progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
     )
     with bar:
         task = bar.add_task(description, total=total)
-        yield lambda n=1: bar.advance(task, n)
+
+        def advance(n: int = 1) -> None:
+            bar.advance(task, n)
+
+        yield advance

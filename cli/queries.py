@@ -6,7 +6,6 @@ Each returns ``Rows`` straight from a view; the CLI only chooses the format.
 from __future__ import annotations
 
 import duckdb
-
 from evalwh.history import metric_values
 from evalwh.output import Rows
 from evalwh.warehouse import resolve_run

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import duckdb
+from duckdb.func import FunctionNullHandling
 from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
-
 from evalwh.textnorm import numbers
 
 MARKER = re.compile(r"\[(\d+)\]")
@@ -74,11 +74,11 @@ def bracket_sentences(text: str) -> list[dict[str, object]]:
 def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the reader parsers for the loader."""
     con.create_function("bracket_markers", bracket_markers, [VARCHAR], duckdb.list_type(INTEGER),
-                        null_handling="default")
+                        null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], duckdb.list_type(VARCHAR),
-                        null_handling="default")
+                        null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("bracket_sentences", bracket_sentences, [VARCHAR], duckdb.list_type(SENTENCE_TYPE),
-                        null_handling="default")
-    con.create_function("parse_output", parse_output, [VARCHAR], PARSED_TYPE, null_handling="default")
+                        null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("parse_output", parse_output, [VARCHAR], PARSED_TYPE, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("answer_numbers", answer_numbers, [VARCHAR, duckdb.list_type(VARCHAR)],
-                        duckdb.list_type(VARCHAR), null_handling="special")
+                        duckdb.list_type(VARCHAR), null_handling=FunctionNullHandling.SPECIAL)

@@ -14,14 +14,18 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-
 from evalwh.errors import UsageError
 from evalwh.highlight import segments
-from evalwh.history import claim_statuses_source, metric_values, previous_run, status_changes
+from evalwh.history import (
+    claim_statuses_source,
+    metric_values,
+    previous_run,
+    status_changes,
+)
 from evalwh.output import atomic_output
 from evalwh.progress import progress
 from evalwh.templates import render
-from evalwh.warehouse import open_warehouse, resolve_run
+from evalwh.warehouse import one, open_warehouse, resolve_run, scalar
 
 STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DANGLING", "UNCITED")
 FAILING_FIRST = "CASE status WHEN 'DANGLING' THEN 1 WHEN 'UNCITED' THEN 2 WHEN 'UNSUPPORTED' THEN 3 " \
@@ -82,7 +86,7 @@ class ReportData:
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     rel = con.execute(sql, params)
     names = [d[0] for d in rel.description]
-    return [dict(zip(names, row)) for row in rel.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
 
 
 def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) -> list[Metric]:
@@ -99,7 +103,7 @@ def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) 
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
-    total = con.execute(f"SELECT count(*) FROM {source} WHERE run_id = ?", [run_id]).fetchone()[0]
+    total = scalar(con, f"SELECT count(*) FROM {source} WHERE run_id = ?", [run_id])
     rows = _dicts(
         con,
         f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote, c.quote_norm "
@@ -133,15 +137,16 @@ def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int
 
 def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
     """Retrieval and reader sections; None when the run has neither gold chunks nor responses to judge."""
-    counts = con.execute(
+    counts = one(
+        con,
         "SELECT (SELECT count(*) FROM questions WHERE run_id = $r AND gold_chunk_id IS NOT NULL), "
         "(SELECT count(*) FROM responses WHERE run_id = $r)",
         {"r": run_id},
-    ).fetchone()
+    )
     if not any(counts):
         return None
     settings = _dicts(con, "SELECT * FROM run_settings WHERE run_id = ?", [run_id])[0]
-    questions_total = con.execute("SELECT count(*) FROM questions WHERE run_id = ?", [run_id]).fetchone()[0]
+    questions_total = scalar(con, "SELECT count(*) FROM questions WHERE run_id = ?", [run_id])
     per_question = _dicts(
         con,
         """
@@ -193,7 +198,7 @@ def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: fl
         [run_id, limit],
     )
     refusals = _dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
-    checks_total = con.execute("SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id]).fetchone()[0]
+    checks_total = scalar(con, "SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id])
     checks = _dicts(
         con,
         "SELECT question_id, passages, invalid_citations, sentences_without_citation, ok FROM answer_citation_check "
@@ -214,12 +219,12 @@ def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: fl
 
 def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
     """Production logs joined with the run; None when no log was imported."""
-    if con.execute("SELECT count(*) FROM log_requests").fetchone()[0] == 0:
+    if scalar(con, "SELECT count(*) FROM log_requests") == 0:
         return None
     health = dict(con.execute("SELECT status, count(*) FROM log_citation_health WHERE run_id = ? GROUP BY status",
                               [run_id]).fetchall())
-    problems_total = con.execute("SELECT count(*) FROM log_citation_health WHERE run_id = ? "
-                                 "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id]).fetchone()[0]
+    problems_total = scalar(con, "SELECT count(*) FROM log_citation_health WHERE run_id = ? "
+                                 "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id])
     return {
         "daily": _dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
                              "FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
@@ -255,7 +260,7 @@ def gather(
         "WHERE run_id = ? ORDER BY threshold",
         [run_id],
     )
-    cases_total = con.execute("SELECT count(*) FROM cases WHERE run_id = ?", [run_id]).fetchone()[0]
+    cases_total = scalar(con, "SELECT count(*) FROM cases WHERE run_id = ?", [run_id])
     cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])
     changes = status_changes(con, previous, run_id) if previous else []

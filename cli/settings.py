@@ -44,9 +44,10 @@ class RunSettings:
         return values
 
 
-def _check(settings: RunSettings, where: str, error: type[Exception]) -> RunSettings:
+def _check(settings: RunSettings, where: str, from_file: bool) -> RunSettings:
+    """Validate the values; a bad one is an InputError naming the file, or a UsageError for a flag."""
     def fail(key: str, message: str) -> Exception:
-        return InputError(where, message, column=key) if error is InputError else UsageError(f"{key}: {message}")
+        return InputError(where, message, column=key) if from_file else UsageError(f"{key}: {message}")
 
     if settings.retriever not in RETRIEVERS:
         raise fail("retriever", f"unknown retriever {settings.retriever!r} (use {' or '.join(RETRIEVERS)})")
@@ -86,10 +87,10 @@ def read_run_toml(directory: Path) -> RunSettings:
             values[key] = tuple(value) if key == "stopwords" and isinstance(value, list) else value
     if "stopwords" in values and not isinstance(values["stopwords"], tuple):
         raise InputError(path.name, "stopwords must be a list of strings", column="stopwords")
-    return _check(RunSettings(**values), path.name, InputError)
+    return _check(RunSettings(**values), path.name, from_file=True)
 
 
 def with_overrides(settings: RunSettings, **overrides: Any) -> RunSettings:
     """``settings`` with every override that is not None applied (flags of ``evalwh load``)."""
     chosen = {k: v for k, v in overrides.items() if v is not None}
-    return _check(replace(settings, **chosen), "load", UsageError) if chosen else settings
+    return _check(replace(settings, **chosen), "load", from_file=False) if chosen else settings

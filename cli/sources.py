@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-
 from evalwh.errors import InputError
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
@@ -73,7 +72,7 @@ def _locate_csv_encoding_error(con: duckdb.DuckDBPyConnection, path: Path, delim
     )
     names = rel.columns
     for row_no, row in enumerate(rel.fetchall(), start=1):
-        for column, value in zip(names, row):
+        for column, value in zip(names, row, strict=True):
             if value is None:
                 continue
             try:

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 import duckdb
+from duckdb.func import FunctionNullHandling
 from duckdb.sqltypes import VARCHAR
 
 WORD_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -84,13 +85,13 @@ def squad_variants(text: str) -> list[list[str]]:
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the normalisation functions on a connection (used at load time only, never by views)."""
     text_list = duckdb.list_type(VARCHAR)
-    con.create_function("words", words, [VARCHAR], text_list, null_handling="default")
-    con.create_function("norm", norm, [VARCHAR], VARCHAR, null_handling="default")
-    con.create_function("digit_runs", digit_runs, [VARCHAR], text_list, null_handling="default")
-    con.create_function("terms", terms, [VARCHAR, VARCHAR], text_list, null_handling="default")
-    con.create_function("numbers", numbers, [VARCHAR], text_list, null_handling="default")
-    con.create_function("first_sentence", first_sentence, [VARCHAR], VARCHAR, null_handling="default")
-    con.create_function("squad_tokens", squad_tokens, [VARCHAR], text_list, null_handling="default")
-    con.create_function("variants", variants, [VARCHAR], text_list, null_handling="default")
+    con.create_function("words", words, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("norm", norm, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("digit_runs", digit_runs, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("terms", terms, [VARCHAR, VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("numbers", numbers, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("first_sentence", first_sentence, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("squad_tokens", squad_tokens, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("variants", variants, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("squad_variants", squad_variants, [VARCHAR], duckdb.list_type(text_list),
-                        null_handling="default")
+                        null_handling=FunctionNullHandling.DEFAULT)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
-
 from evalwh.errors import InputError
 from evalwh.sources import Staged, quote_ident
 
@@ -60,7 +60,7 @@ def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = 
 
 
 def reject_first(
-    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, where: str, message: Callable[[object], str]
+    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, where: str, message: Callable[[Any], str]
 ) -> None:
     """Raise for the first row where ``where`` holds, naming ``column``; ``message`` gets that row's value."""
     row = _first(con, f"SELECT row_no, {quote_ident(column)} FROM {staged.table} AS s WHERE {where} "
@@ -70,7 +70,7 @@ def reject_first(
 
 
 def reject_repeats(
-    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, key: str, message: Callable[[object, int], str],
+    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, key: str, message: Callable[[Any, int], str],
     shown: str | None = None,
 ) -> None:
     """Raise for the first row whose ``key`` expression repeats an earlier row's, naming ``column``;

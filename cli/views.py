@@ -11,7 +11,6 @@ import re
 from graphlib import TopologicalSorter
 
 import duckdb
-
 from evalwh.resources import model_sources
 
 

@@ -11,14 +11,14 @@ import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
-
 from evalwh import __version__
 from evalwh.errors import UsageError, WarehouseError
-from evalwh.views import create_views
 from evalwh.resources import schema_steps
 from evalwh.textnorm import register_udfs
+from evalwh.views import create_views
 
 LATEST = "latest"
 
@@ -129,6 +129,19 @@ def open_warehouse(path: Path, *, write: bool = False) -> Iterator[duckdb.DuckDB
         yield con
     finally:
         con.close()
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tuple[Any, ...]:
+    """The row of a query that always returns exactly one (aggregates, a known run)."""
+    row = con.execute(sql, params or []).fetchone()
+    if row is None:
+        raise WarehouseError(f"query returned no row: {sql}")
+    return row
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> Any:
+    """The single value of a query that always returns one row (a count, a max)."""
+    return one(con, sql, params)[0]
 
 
 def run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from evalwh.app import app
 from hypothesis import settings
 from typer.testing import CliRunner
-
-from evalwh.app import app
 
 # CI replays the same generated examples on every run; locally each run explores new ones.
 settings.register_profile("ci", derandomize=True)
@@ -31,7 +30,7 @@ def write_table(path: Path, header: list[str], rows: list[list[object]]) -> Path
     if path.suffix == ".jsonl":
         with path.open("w", encoding="utf-8") as f:
             for row in rows:
-                f.write(json.dumps(dict(zip(header, row)), ensure_ascii=False) + "\n")
+                f.write(json.dumps(dict(zip(header, row, strict=True)), ensure_ascii=False) + "\n")
     else:
         delim = "\t" if path.suffix == ".tsv" else ","
         # csv leaves a lone carriage return unquoted, which no reader can tell from a line break

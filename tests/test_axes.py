@@ -6,16 +6,15 @@ import re
 import tempfile
 from pathlib import Path
 
-import duckdb
 import pytest
+from evalwh.app import app
+from evalwh.loader import load_run
+from evalwh.report import build_report
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evalwh.app import app
-from evalwh.loader import load_run
-from evalwh.report import build_report
-from tests.conftest import REPO, write_table, rows
+from tests.conftest import REPO, rows, write_table
 
 THREE_AXIS = REPO / "seeds" / "three-axis"
 

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import duckdb
-
 from evalwh import __version__
 from evalwh.warehouse import code_schema_version
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-
 from evalwh.history import materialize
 from evalwh.loader import load_run
-from tests.conftest import CHAPTER3, snapshot, rows
 
+from tests.conftest import CHAPTER3, rows, snapshot
 
 
 def test_materialize_is_incremental_and_idempotent(db: Path) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
-
 from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.logs import import_logs
-from tests.conftest import CHAPTER3, snapshot, rows
+from typer.testing import CliRunner
+
+from tests.conftest import CHAPTER3, rows, snapshot
 
 LOGS = Path(__file__).resolve().parent / "logs"
 

@@ -6,7 +6,6 @@ import io
 import sys
 
 import pytest
-
 from evalwh.progress import progress
 
 

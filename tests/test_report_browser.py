@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from evalwh.report import build_report
+
 from tests.conftest import CHAPTER3
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -38,9 +38,8 @@ def _need_browser() -> None:
 
 def test_html_report_opens_offline_without_errors(db: Path, tmp_path: Path) -> None:
     _need_browser()
-    from playwright.sync_api import sync_playwright
-
     from evalwh.loader import load_run
+    from playwright.sync_api import sync_playwright
 
     load_run(db, CHAPTER3, run="chapter3")
     report = tmp_path / "report.html"

@@ -13,13 +13,12 @@ import math
 import tempfile
 from pathlib import Path
 
-import duckdb
 import pytest
+from evalwh.loader import load_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalwh.loader import load_run
-from tests.conftest import REPO, write_table, rows
+from tests.conftest import REPO, rows, write_table
 from tests.reference import CHAPTER_STOP
 from tests.reference_rtr import Question, RetrieveRead
 
@@ -50,7 +49,7 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
         key=lambda r: (r[0], r[2]),
     )
     assert [r[:3] for r in ranked] == [r[:3] for r in expected_ranked]
-    for got, want in zip(ranked, expected_ranked):
+    for got, want in zip(ranked, expected_ranked, strict=True):
         assert math.isclose(got[3], want[3], rel_tol=1e-9, abs_tol=1e-12)
 
     by_q = {q.qid: q for q in ref.questions}

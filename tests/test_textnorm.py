@@ -6,10 +6,10 @@ import re
 
 import duckdb
 import pytest
+from evalwh.textnorm import register_udfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalwh.textnorm import register_udfs
 from tests.reference import norm as ref_norm
 from tests.reference import words as ref_words
 

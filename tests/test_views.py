@@ -12,8 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from evalwh.loader import load_run
+
 from tests.conftest import CHAPTER3, EXPECTED
 
 VIEWS = sorted(p.stem for p in (EXPECTED / "chapter3").glob("*.csv"))
