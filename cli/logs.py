@@ -47,12 +47,15 @@ def _format_file(name: str) -> Traversable:
 def _format_sql(fmt: str, part: str) -> str:
     """The format's SELECT for ``part``.
 
+    A format without its own retrievals ranks the documents its spans list (ranked_documents.sql).
     A format without its own citations cites by [n] markers in its answers; where it also has
     provider citations (``<format>_provider_citations.sql``), those win for their requests.
     """
     own = _format_file(f"{fmt}_{part}")
-    if own.is_file() or part != "citations":
+    if own.is_file() or part == "requests":
         return own.read_text(encoding="utf-8")
+    if part == "retrievals":
+        return _format_file("ranked_documents").read_text(encoding="utf-8")
     markers = _format_file("marker_citations").read_text(encoding="utf-8")
     provider = _format_file(f"{fmt}_provider_citations")
     if not provider.is_file():
@@ -173,9 +176,12 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
 
 
 def _normalise(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
-    """Run the format's SELECTs. A format may first flatten its records (``<format>_spans.sql``)
-    and, citing by [n] markers, name each request's answer (``<format>_answers.sql``)."""
-    for prelude, table in ((f"{fmt}_spans", f"{fmt}_spans"), (f"{fmt}_answers", "log_answers")):
+    """Run the format's SELECTs. A format may first flatten its records (``<format>_spans.sql``),
+    list each request's retrieved documents (``<format>_documents.sql``) and, citing by [n]
+    markers, name each request's answer (``<format>_answers.sql``)."""
+    preludes = ((f"{fmt}_spans", f"{fmt}_spans"), (f"{fmt}_documents", "log_documents"),
+                (f"{fmt}_answers", "log_answers"))
+    for prelude, table in preludes:
         if _format_file(prelude).is_file():
             con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {_format_file(prelude).read_text(encoding='utf-8')}")
     for part in PARTS:

@@ -1,5 +1,5 @@
--- OpenInference: one row per document of the trace's RETRIEVER spans, ranked in span start
--- order then document order. Documents are flat attributes
+-- OpenInference: one row per document of the trace's RETRIEVER spans, ranked by
+-- ranked_documents.sql. Documents are flat attributes
 -- (retrieval.documents.N.document.id / .score / .content) or a nested list.
 WITH flat AS (
     SELECT
@@ -27,13 +27,5 @@ nested AS (
              WITH ORDINALITY AS d(doc, i)
     WHERE d.doc IS NOT NULL AND json_type(d.doc) = 'OBJECT'
 )
-SELECT
-    file,
-    line,
-    trace_id                                                                   AS request_id,
-    CAST(row_number() OVER (PARTITION BY trace_id ORDER BY start_time, doc_index) AS INTEGER) AS rank,
-    chunk_id,
-    score,
-    content,
-    CASE WHEN chunk_id IS NULL THEN 'none' ELSE 'id' END                       AS id_source
+SELECT file, line, trace_id AS request_id, start_time, doc_index, chunk_id, score, content
 FROM (SELECT * FROM flat UNION ALL SELECT * FROM nested) AS docs

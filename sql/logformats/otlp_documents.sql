@@ -1,5 +1,5 @@
 -- OTLP JSON: one row per document of gen_ai.retrieval.documents, a JSON string or a
--- structured array of {id, score} key-value lists, ranked in span then document order.
+-- structured array of {id, score} key-value lists, ranked by ranked_documents.sql.
 WITH attrs AS (
     SELECT * FROM otlp_spans WHERE key = 'gen_ai.retrieval.documents'
 ),
@@ -25,13 +25,5 @@ from_structure AS (
     FROM structured_values
     GROUP BY file, line, trace_id, start_time, doc_index
 )
-SELECT
-    file,
-    line,
-    trace_id                                                                          AS request_id,
-    CAST(row_number() OVER (PARTITION BY trace_id ORDER BY start_time, doc_index) AS INTEGER) AS rank,
-    chunk_id,
-    score,
-    content,
-    CASE WHEN chunk_id IS NULL THEN 'none' ELSE 'id' END                              AS id_source
+SELECT file, line, trace_id AS request_id, start_time, doc_index, chunk_id, score, content
 FROM (SELECT * FROM from_string UNION ALL SELECT * FROM from_structure) AS docs
