@@ -110,17 +110,24 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
             )
 
 
+def reject_unknown(
+    con: duckdb.DuckDBPyConnection, staged: Staged, column: str, target: Staged, target_column: str, noun: str
+) -> None:
+    """Raise for the first non-empty ``column`` value that is no ``target_column`` of ``target``."""
+    col = quote_ident(column)
+    reject_first(
+        con, staged, column,
+        f"coalesce(s.{col}, '') <> '' AND NOT EXISTS "
+        f"(SELECT 1 FROM {target.table} AS t WHERE t.{quote_ident(target_column)} = s.{col})",
+        lambda value: f"unknown {noun} {value!r}",
+    )
+
+
 def validate_citations(con: duckdb.DuckDBPyConnection, citations: Staged, claims: Staged | None) -> None:
     """Every citation names a claim of the claims file."""
     if claims is None:
         raise InputError(citations.name, "citations need a claims file beside them")
-    row = _first(
-        con,
-        f"SELECT ci.row_no, ci.claim_id FROM {citations.table} AS ci "
-        f"ANTI JOIN {claims.table} AS cl ON cl.claim_id = ci.claim_id ORDER BY ci.row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(citations.name, f"unknown claim {row[1]!r}", row=row[0], column="claim_id")
+    reject_unknown(con, citations, "claim_id", claims, "claim_id", "claim")
 
 
 def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks: Staged | None) -> None:
@@ -129,27 +136,14 @@ def validate_questions(con: duckdb.DuckDBPyConnection, questions: Staged, chunks
     reject_first(con, questions, "expected", f"expected IS NULL OR {EXPECTED_SQL} NOT IN ({allowed})",
                  lambda value: f"unknown expected value {value!r} (use answer, refuse or flag_premise)")
     if "gold_chunk_id" in questions.columns and chunks is not None:
-        row = _first(
-            con,
-            f"SELECT q.row_no, q.gold_chunk_id FROM {questions.table} AS q "
-            f"WHERE coalesce(q.gold_chunk_id, '') <> '' "
-            f"AND q.gold_chunk_id NOT IN (SELECT chunk_id FROM {chunks.table}) ORDER BY q.row_no LIMIT 1",
-        )
-        if row:
-            raise InputError(questions.name, f"unknown chunk {row[1]!r}", row=row[0], column="gold_chunk_id")
+        reject_unknown(con, questions, "gold_chunk_id", chunks, "chunk_id", "chunk")
 
 
 def validate_question_refs(con: duckdb.DuckDBPyConnection, staged: Staged, questions: Staged | None) -> None:
     """Every row of retrievals or responses names a question of the questions file."""
     if questions is None:
         raise InputError(staged.name, f"{staged.kind} need a questions file beside them")
-    row = _first(
-        con,
-        f"SELECT s.row_no, s.question_id FROM {staged.table} AS s "
-        f"ANTI JOIN {questions.table} AS q ON q.question_id = s.question_id ORDER BY s.row_no LIMIT 1",
-    )
-    if row:
-        raise InputError(staged.name, f"unknown question {row[1]!r}", row=row[0], column="question_id")
+    reject_unknown(con, staged, "question_id", questions, "question_id", "question")
 
 
 def validate_retrievals(con: duckdb.DuckDBPyConnection, retrievals: Staged) -> None:
