@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 from evalwh.errors import InputError, UsageError
+from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
 from evalwh.settings import RunSettings, read_run_toml, with_overrides
@@ -45,6 +46,7 @@ class LoadResult:
     run_id: str
     replaced: bool
     counts: dict[str, int] = field(default_factory=dict)
+    normalised: int = 0  # chunk texts new to the warehouse, normalised by this load
 
 
 def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], str]:
@@ -109,17 +111,40 @@ def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{quote_ident(column)}" if column in staged.columns else default
 
 
-def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> None:
-    """Chunks with their words, normal form, terms, numbers and first sentence."""
+def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> int:
+    """The run's chunk ids mapped to text hashes; texts new to the warehouse normalised once each.
+
+    Returns the number of texts normalised (0 for a run over a corpus the warehouse already holds).
+    """
     con.execute(
-        f"""INSERT INTO chunks BY NAME
-        SELECT $run AS run_id, s.chunk_id, s.row_no AS ordinal, {_opt(chunks, 'doc_id')} AS doc_id, s.text,
-               words(s.text) AS text_words, norm(s.text) AS text_norm, terms(s.text, $tokenizer) AS text_terms,
-               numbers(s.text) AS text_numbers, first_sentence(s.text) AS first_sentence,
-               squad_tokens(first_sentence(s.text)) AS first_sentence_tokens
-        FROM (SELECT * REPLACE (coalesce(text, '') AS text) FROM {chunks.table}) AS s ORDER BY s.row_no""",
-        params,
+        f"""CREATE OR REPLACE TEMP TABLE run_chunks AS
+        SELECT s.row_no AS ordinal, s.chunk_id, {_opt(chunks, 'doc_id')} AS doc_id,
+               coalesce(s.text, '') AS text, md5(coalesce(s.text, '')) AS text_hash
+        FROM {chunks.table} AS s"""
     )
+    normalised = scalar(
+        con,
+        """INSERT INTO chunk_texts BY NAME
+        SELECT text_hash, text, w AS text_words, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
+               native_first_sentence(text) AS first_sentence,
+               CASE WHEN $tokenizer = 'unicode' THEN terms(text, 'unicode') END AS text_uterms
+        FROM (SELECT text_hash, text, native_words(text) AS w
+              FROM (SELECT text_hash, any_value(text) AS text FROM temp.run_chunks AS r
+                    WHERE NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)
+                    GROUP BY text_hash))""",
+        {"tokenizer": params["tokenizer"]},
+    )
+    if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms
+        normalised += scalar(
+            con,
+            "UPDATE chunk_texts SET text_uterms = terms(text, 'unicode') WHERE text_uterms IS NULL "
+            "AND text_hash IN (SELECT text_hash FROM temp.run_chunks)",
+        )
+    con.execute(
+        "INSERT INTO chunk_refs SELECT $run, chunk_id, ordinal, doc_id, text_hash FROM temp.run_chunks ORDER BY ordinal",
+        {"run": params["run"]},
+    )
+    return int(normalised)
 
 
 def _write_claims(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], params: dict[str, Any]) -> None:
@@ -128,8 +153,8 @@ def _write_claims(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], par
     con.execute(
         f"""INSERT INTO claims BY NAME
         SELECT $run AS run_id, s.claim_id, s.row_no AS ordinal, {_opt(claims, 'question_id')} AS question_id,
-               s.text, s.quote, norm(s.quote) AS quote_norm,
-               digit_runs(s.text) AS text_digits, digit_runs(s.quote) AS quote_digits
+               s.text, s.quote, native_join(native_words(s.quote)) AS quote_norm,
+               native_digit_runs(s.text) AS text_digits, native_digit_runs(s.quote) AS quote_digits
         FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s
         ORDER BY s.row_no""",
         params,
@@ -154,8 +179,9 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
     con.execute(
         f"""INSERT INTO questions BY NAME
         SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.question, {EXPECTED_SQL} AS expected,
-               s.gold, norm(s.gold) AS gold_norm, words(s.question) AS question_words,
-               terms(s.question, $tokenizer) AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
+               s.gold, native_join(native_words(s.gold)) AS gold_norm, native_words(s.question) AS question_words,
+               CASE WHEN $tokenizer = 'ascii' THEN native_words(s.question) ELSE terms(s.question, $tokenizer) END
+                   AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
                variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens
         FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
                      coalesce({_opt(questions, 'gold')}, '') AS gold,
@@ -182,6 +208,23 @@ def _write_retrievals(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged],
             "FROM builtin_retrieval WHERE run_id = $run",
             params,
         )
+
+
+def _write_sentence_norms(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
+    """SQuAD tokens of the first sentence of each rank-1 chunk text whose question has acceptable answers
+    (what extractive_baseline reads), for texts the warehouse has not tokenised yet."""
+    con.execute(
+        """INSERT INTO sentence_norms
+        SELECT text_hash, array_to_string(squad_tokens(first_sentence), ' ')
+        FROM (SELECT DISTINCT c.text_hash, t.first_sentence
+              FROM retrievals AS r
+              JOIN questions AS q ON q.run_id = r.run_id AND q.question_id = r.question_id
+              JOIN chunk_refs AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
+              JOIN chunk_texts AS t ON t.text_hash = c.text_hash
+              WHERE r.run_id = $run AND r.rank = 1 AND len(q.acceptable_answers) > 0
+                AND NOT EXISTS (SELECT 1 FROM sentence_norms AS n WHERE n.text_hash = c.text_hash))""",
+        params,
+    )
 
 
 def _write_responses(
@@ -251,26 +294,30 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     Every text is normalised here, once, by the UDFs; the views read the stored columns.
     """
     params = {"run": run_id, "tokenizer": settings.tokenizer}
-    if "chunks" in staged:
-        _write_chunks(con, staged["chunks"], params)
+    normalised = _write_chunks(con, staged["chunks"], params) if "chunks" in staged else 0
     if "claims" in staged:
         _write_claims(con, staged, {"run": run_id})
     if "questions" in staged:
         _write_questions(con, staged["questions"], params)
     _write_retrievals(con, staged, {"run": run_id})
+    if "questions" in staged and "chunks" in staged:
+        _write_sentence_norms(con, {"run": run_id})
     if "responses" in staged:
         _write_responses(con, staged["responses"], settings.format, {"run": run_id})
     if "grades" in staged:
         _write_grades(con, staged["grades"], {"run": run_id})
-    return {
-        table: scalar(con, f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id])
-        for table in ("chunks", "claims", "citations", "questions", "retrievals", "responses", "grades")
+    counts = {
+        name: scalar(con, f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id])
+        for name, table in (("chunks", "chunk_refs"), ("claims", "claims"), ("citations", "citations"),
+                            ("questions", "questions"), ("retrievals", "retrievals"), ("responses", "responses"),
+                            ("grades", "grades"))
     }
+    return {**counts, "normalised": normalised}
 
 
 # a replaced run loses its rows here, its materialised history included
 RUN_TABLES: tuple[str, ...] = (
-    "citations", "claims", "questions", "chunks", "retrievals", "responses", "response_sentences", "grades",
+    "citations", "claims", "questions", "chunk_refs", "retrievals", "responses", "response_sentences", "grades",
     "metrics_history", "claim_status_history", "runs",
 )
 
@@ -308,6 +355,7 @@ def load_run(
     con = duckdb.connect()
     try:
         register_udfs(con)
+        register_native_macros(con)
         register_reader_udfs(con)
         with progress(f"load {run_id}", len(SPECS) + 1) as advance:
             staged = stage_directory(con, directory, settings, advance)
@@ -323,7 +371,8 @@ def load_run(
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or str(directory.resolve()), replace=replace)
             advance(1)
-        return LoadResult(run_id=run_id, replaced=counts.pop("replaced") == 1, counts=counts)
+        replaced = counts.pop("replaced") == 1
+        return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts)
     finally:
         con.close()
 

@@ -3,9 +3,11 @@
 -- SQuAD tokens appear as a contiguous run of the sentence's tokens). sentence is NULL and
 -- contains_acceptable false when nothing was retrieved.
 WITH top_chunk AS (
-    SELECT r.run_id, r.question_id, c.first_sentence, c.first_sentence_tokens
+    SELECT r.run_id, r.question_id, t.first_sentence, n.sentence_tokens
     FROM retrievals AS r
-    JOIN chunks AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
+    JOIN chunk_refs AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
+    JOIN chunk_texts AS t ON t.text_hash = c.text_hash
+    LEFT JOIN sentence_norms AS n ON n.text_hash = c.text_hash
     WHERE r.rank = 1
 ),
 matches AS (
@@ -14,7 +16,7 @@ matches AS (
     JOIN top_chunk AS t ON t.run_id = q.run_id AND t.question_id = q.question_id,
     unnest(q.acceptable_tokens) AS v(reference)
     WHERE len(v.reference) > 0
-      AND contains(' ' || array_to_string(t.first_sentence_tokens, ' ') || ' ',
+      AND contains(' ' || t.sentence_tokens || ' ',
                    ' ' || array_to_string(v.reference, ' ') || ' ')
 )
 SELECT

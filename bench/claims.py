@@ -1,0 +1,156 @@
+"""Benchmark: the chapter's pure-Python check loop against `evalwh load` + metrics, side by side.
+
+`python bench/claims.py [CLAIMS] [CHUNKS] [--repeat N]` (default 1,000,000 claims over 250,000 chunks)
+generates one run folder, then, in separate processes measured by /usr/bin/time, runs
+
+  python  the chapter's loop over the same CSVs (csv module, words/norm, the claim-status rule);
+  evalwh  `evalwh load` into a new warehouse, then the run's supported share and pair precision.
+
+It repeats the pair N times (default 2) and prints the minimum wall time of each, their ratio, each side's
+peak RSS, and checks that both give the same supported share and pair precision. Then it loads a second
+run over the same chunk file and prints how many texts were normalised and how much the file grew.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+WORDS = ("loan laptop returned days issue date staff manager extension register lost security team device "
+         "guest wifi password monday month network printer visitors reception expense receipt portal claims "
+         "dollars project code payment weekly Ünïcode naïve café İstanbul").split()
+
+# The chapter's own Python, as a separate program: what evalwh replaces.
+CHAPTER_LOOP = r'''
+import csv, json, re, sys
+csv.field_size_limit(1 << 30)
+folder = sys.argv[1]
+def words(text):
+    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+def norm(text):
+    return " ".join(words(text))
+with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
+    chunks = {row["chunk_id"]: norm(row["text"]) for row in csv.DictReader(f)}
+cited = {}
+with open(f"{folder}/citations.csv", newline="", encoding="utf-8") as f:
+    for row in csv.DictReader(f):
+        cited.setdefault(row["claim_id"], []).append(row["chunk_id"])
+claims = supported = pairs = sound = 0
+with open(f"{folder}/claims.csv", newline="", encoding="utf-8") as f:
+    for row in csv.DictReader(f):
+        claims += 1
+        ids = cited.get(row["claim_id"], [])
+        q = norm(row["quote"])
+        ok = [i in chunks and q in chunks[i] for i in ids]
+        pairs += len(ids)
+        sound += sum(ok)
+        if not ids or any(i not in chunks for i in ids) or not any(ok):
+            continue
+        if set(re.findall(r"\d+", row["text"])) - set(re.findall(r"\d+", row["quote"])):
+            continue
+        supported += 1
+print(json.dumps({"supported_share": supported / claims, "pair_precision": sound / pairs}))
+'''
+
+EVALWH_LOAD = r'''
+import json, sys
+from pathlib import Path
+from evalwh.loader import load_run
+from evalwh.warehouse import open_warehouse, one
+db, folder, run = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+result = load_run(db, folder, run=run)
+with open_warehouse(db) as con:
+    share, precision = one(con, "SELECT supported_share, pair_precision FROM run_metrics WHERE run_id = ?", [run])
+print(json.dumps({"supported_share": share, "pair_precision": precision, "normalised": getattr(result, "normalised", None)}))
+'''
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)) + f" {rng.randint(1, 90)}."
+
+
+def generate(folder: Path, claims: int, chunks: int, seed: int = 7) -> None:
+    """chunks.csv, claims.csv and citations.csv: 0-2 citations a claim, 5% dangling, 80% quotes copied,
+    30% of claims adding a number."""
+    rng = random.Random(seed)
+    texts = [sentence(rng, 30) for _ in range(chunks)]
+    ids = [f"doc-{i // 10}/chunk-{i}" for i in range(chunks)]
+    with (folder / "chunks.csv").open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["chunk_id", "text"])
+        w.writerows(zip(ids, texts, strict=True))
+    with (folder / "claims.csv").open("w", newline="", encoding="utf-8") as fc, \
+            (folder / "citations.csv").open("w", newline="", encoding="utf-8") as fi:
+        wc, wi = csv.writer(fc), csv.writer(fi)
+        wc.writerow(["claim_id", "text", "quote"])
+        wi.writerow(["claim_id", "chunk_id"])
+        for n in range(claims):
+            picked = [rng.randrange(chunks) for _ in range(rng.randint(0, 2))]
+            cited = [ids[i] for i in picked]
+            if rng.random() < 0.05:
+                cited.append("missing/chunk")
+            tokens = (texts[picked[0]] if picked else sentence(rng, 8)).split()
+            start = rng.randrange(len(tokens))
+            quote = " ".join(tokens[start:start + 6]) if rng.random() < 0.8 else sentence(rng, 4)
+            number = f" {rng.randint(1, 90)}" if rng.random() < 0.3 else ""
+            wc.writerow([f"claim-{n}", quote + number, quote])
+            wi.writerows([f"claim-{n}", c] for c in cited)
+
+
+def measured(argv: list[str]) -> tuple[float, float, dict]:
+    """Run ``argv`` under /usr/bin/time -v: (wall seconds, peak RSS MiB, the JSON it printed last)."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"{argv[:3]} failed:\n{proc.stderr[-3000:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
+    assert wall, proc.stderr
+    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1)) / 1024
+    return seconds, rss, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("claims", type=int, nargs="?", default=1_000_000)
+    parser.add_argument("chunks", type=int, nargs="?", default=None)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    chunks = args.chunks or max(1, args.claims // 4)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        folder = root / "run"
+        folder.mkdir()
+        generate(folder, args.claims, chunks)
+        print(f"{args.claims:,} claims over {chunks:,} chunks; best of {args.repeat}")
+        py_runs, wh_runs = [], []
+        for attempt in range(args.repeat):
+            py_runs.append(measured([sys.executable, "-c", CHAPTER_LOOP, str(folder)]))
+            db = root / f"bench{attempt}.duckdb"
+            wh_runs.append(measured([sys.executable, "-c", EVALWH_LOAD, str(db), str(folder), "first"]))
+        py_best, wh_best = min(r[0] for r in py_runs), min(r[0] for r in wh_runs)
+        print(f"{'':<22}{'wall min s':>12}{'peak RSS MiB':>14}")
+        print(f"{'python chapter loop':<22}{py_best:>12.2f}{max(r[1] for r in py_runs):>14.0f}")
+        print(f"{'evalwh load+metrics':<22}{wh_best:>12.2f}{max(r[1] for r in wh_runs):>14.0f}")
+        print(f"ratio (python / evalwh): {py_best / wh_best:.2f}x")
+        py_out, wh_out = py_runs[0][2], wh_runs[0][2]
+        same = all(abs(py_out[k] - wh_out[k]) < 1e-12 for k in ("supported_share", "pair_precision"))
+        print(f"supported_share {wh_out['supported_share']:.6f}  pair_precision {wh_out['pair_precision']:.6f}  "
+              f"identical to the loop: {same}")
+        db = root / "bench0.duckdb"
+        before = db.stat().st_size
+        second = measured([sys.executable, "-c", EVALWH_LOAD, str(db), str(folder), "second"])
+        print(f"second run over the same chunks: {second[0]:.2f} s, texts normalised: {second[2]['normalised']}, "
+              f"file {before / 2**20:.0f} -> {db.stat().st_size / 2**20:.0f} MiB")
+        if not same:
+            sys.exit("evalwh and the chapter loop disagree")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""The chapter's text functions as native DuckDB SQL, with Python's meaning.
+
+``textnorm`` holds the reference semantics (Python's ``lower()`` and ``re``).
+Calling it once per row through a Python UDF is what made loads slow, so the
+loader uses the SQL macros defined here instead, wherever SQL can give the
+identical result:
+
+- ``words``: DuckDB's ``lower()`` agrees with Python's on every code point whose
+  lower case is ASCII once ``İ`` (U+0130) is first rewritten to Python's
+  ``i`` + U+0307, and ``[a-z0-9]`` is ASCII in both engines.
+- ``\\d``, ``\\s`` and ``[^\\W_]`` (letters and digits) are Unicode classes whose
+  tables differ between Python and RE2 releases, so the RE2 classes are built
+  here from this Python's own ``re``: a character is in the class exactly when
+  Python's pattern matches it.
+- RE2 has no look-behind; ``numbers`` consumes the one character before a digit
+  run instead, which gives the same runs because a digit run is maximal.
+
+tests/test_native_text.py runs every code point, and pairs of the characters where
+the engines could disagree, through both. The macros live on the loading
+connection only: no view calls them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+import duckdb
+
+WORD_REGEX = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+# Python's lower() turns U+0130 into "i" + U+0307; DuckDB's into "i" alone
+DOTTED_CAPITAL_I = "\u0130"
+PYTHON_LOWER_DOTTED_I = "i\u0307"
+
+
+@lru_cache(maxsize=1)
+def _every_code_point() -> str:
+    """All code points but the surrogates (which no UTF-8 text can hold)."""
+    return "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+
+
+@lru_cache(maxsize=None)
+def re2_class(python_pattern: str, negate: bool = False) -> str:
+    """An RE2 character class matching exactly the characters Python's one-character ``python_pattern`` matches."""
+    text = _every_code_point()
+    spans = [m.span() for m in re.finditer(f"(?:{python_pattern})+", text)]
+    parts = []
+    for start, end in spans:
+        first, last = ord(text[start]), ord(text[end - 1])
+        parts.append(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}")
+    return ("[^" if negate else "[") + "".join(parts) + "]"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def macro_definitions() -> dict[str, str]:
+    """Macro name -> ``(t) AS <expression>`` for each native text function."""
+    digit = re2_class(r"\d")
+    not_alnum = re2_class(r"[^\W_]", negate=True)
+    space = re2_class(r"\s")
+    spaces = "".join(ch for ch in _every_code_point() if ch.isspace())
+    return {
+        # words(t): the chapter's words, after Python's lower()
+        "native_words": f"(t) AS regexp_extract_all(lower(replace(t, {_literal(DOTTED_CAPITAL_I)}, "
+                        f"{_literal(PYTHON_LOWER_DOTTED_I)})), {_literal(WORD_REGEX)})",
+        # norm(t) from its words: joined by single spaces
+        "native_join": "(w) AS array_to_string(w, ' ')",
+        # digit_runs(t): Python's \d+
+        "native_digit_runs": f"(t) AS regexp_extract_all(t, {_literal(digit + '+')})",
+        # numbers(t): Python's (?<![^\W_])\d+
+        "native_numbers": f"(t) AS regexp_extract_all(t, {_literal('(?:^|' + not_alnum + ')(' + digit + '+)')}, 1)",
+        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip()
+        "native_first_sentence": (
+            f"(t) AS trim(CASE WHEN regexp_matches(t, {_literal('[.!?](?:' + space + '|$)')}) "
+            f"THEN regexp_extract(t, {_literal('^((?s:.)*?[.!?])(?:' + space + '|$)')}, 1) ELSE t END, "
+            f"{_literal(spaces)})"
+        ),
+    }
+
+
+def register_native_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Define the native text macros as temporary macros of ``con`` (the loading connection)."""
+    for name, body in macro_definitions().items():
+        con.execute(f"CREATE OR REPLACE TEMP MACRO {name}{body}")

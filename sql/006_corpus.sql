@@ -1,0 +1,83 @@
+-- Schema version 6: a content-addressed chunk corpus, and large tables without key indexes.
+--
+-- Each distinct chunk text is stored and normalised once, ever, in chunk_texts; a run
+-- maps its chunk ids to text hashes in chunk_refs, and the view `chunks` (models/chunks.sql)
+-- joins the two back into the chunks table's former columns. A second run over an
+-- unchanged corpus adds only its id -> hash rows.
+--
+-- claims and citations lose their PRIMARY KEY indexes: the loader proves uniqueness before
+-- it writes (claim ids are unique in the claims file; a citation's ordinal is its position in
+-- the claim's list, numbered by the loader), and a run is written once, in one transaction.
+
+-- One row per distinct chunk text in the warehouse, normalised once.
+CREATE TABLE chunk_texts (
+    text_hash       VARCHAR   NOT NULL,  -- md5(text)
+    text            VARCHAR   NOT NULL,
+    text_words      VARCHAR[] NOT NULL,  -- words(text)
+    text_norm       VARCHAR   NOT NULL,  -- norm(text)
+    text_numbers    VARCHAR[] NOT NULL,  -- numbers(text): digit runs not after a letter or digit
+    first_sentence  VARCHAR   NOT NULL,  -- first_sentence(text)
+    text_uterms     VARCHAR[]            -- terms(text, 'unicode'); NULL until a run with that tokenizer uses the text
+);
+
+-- One row per chunk of a run, in file order: its id and the hash of its text.
+CREATE TABLE chunk_refs (
+    run_id      VARCHAR NOT NULL,
+    chunk_id    VARCHAR NOT NULL,   -- unique within the run (checked at load)
+    ordinal     INTEGER NOT NULL,   -- 1-based position in the chunks file
+    doc_id      VARCHAR,
+    text_hash   VARCHAR NOT NULL    -- chunk_texts.text_hash
+);
+
+-- One row per chunk text that was a run's rank-1 retrieval: the SQuAD-normalised first
+-- sentence the extractive baseline compares, computed for those texts only.
+CREATE TABLE sentence_norms (
+    text_hash       VARCHAR NOT NULL,
+    sentence_tokens VARCHAR NOT NULL   -- squad_tokens(first_sentence) joined by single spaces
+);
+
+INSERT INTO chunk_texts
+SELECT
+    md5(c.text),
+    any_value(c.text),
+    any_value(c.text_words),
+    any_value(c.text_norm),
+    any_value(coalesce(c.text_numbers, numbers(c.text))),
+    any_value(coalesce(c.first_sentence, first_sentence(c.text))),
+    any_value(CASE WHEN json_extract_string(r.params, '$.tokenizer') = 'unicode' THEN c.text_terms END)
+FROM chunks AS c LEFT JOIN runs AS r ON r.run_id = c.run_id
+GROUP BY md5(c.text);
+
+INSERT INTO chunk_refs SELECT run_id, chunk_id, ordinal, doc_id, md5(text) FROM chunks ORDER BY run_id, ordinal;
+
+INSERT INTO sentence_norms
+SELECT md5(text), any_value(array_to_string(coalesce(first_sentence_tokens, squad_tokens(first_sentence(text))), ' '))
+FROM chunks GROUP BY md5(text);
+
+DROP TABLE chunks;
+
+CREATE TABLE claims_v6 (
+    run_id       VARCHAR   NOT NULL,
+    claim_id     VARCHAR   NOT NULL,   -- unique within the run (checked at load)
+    ordinal      INTEGER   NOT NULL,
+    question_id  VARCHAR,
+    text         VARCHAR   NOT NULL,
+    quote        VARCHAR   NOT NULL,   -- '' when the claim carries no quote
+    quote_norm   VARCHAR   NOT NULL,   -- norm(quote)
+    text_digits  VARCHAR[] NOT NULL,   -- digit runs of text, Python's \d+
+    quote_digits VARCHAR[] NOT NULL    -- digit runs of quote, Python's \d+
+);
+INSERT INTO claims_v6 SELECT run_id, claim_id, ordinal, question_id, text, quote, quote_norm, text_digits, quote_digits
+FROM claims ORDER BY run_id, ordinal;
+DROP TABLE claims;
+ALTER TABLE claims_v6 RENAME TO claims;
+
+CREATE TABLE citations_v6 (
+    run_id      VARCHAR NOT NULL,
+    claim_id    VARCHAR NOT NULL,
+    chunk_id    VARCHAR NOT NULL,
+    ordinal     INTEGER NOT NULL     -- 1-based position in the claim's list, numbered at load
+);
+INSERT INTO citations_v6 SELECT run_id, claim_id, chunk_id, ordinal FROM citations ORDER BY run_id, claim_id, ordinal;
+DROP TABLE citations;
+ALTER TABLE citations_v6 RENAME TO citations;

@@ -1,0 +1,95 @@
+"""The native SQL text macros equal the Python reference on every code point, on pairs, and on arbitrary text.
+
+The reference is tests/reference.py's transcription of the chapter's Python (plus the
+retrieve-then-read helpers of tests/reference_rtr.py), not evalwh's own textnorm.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import duckdb
+import pytest
+from evalwh.nativetext import register_native_macros
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.reference import norm, words
+from tests.reference_rtr import first_sentence, numbers
+
+NATIVE = (
+    "SELECT native_words(s), native_join(native_words(s)), native_digit_runs(s), native_numbers(s), "
+    "native_first_sentence(s) FROM {source}"
+)
+
+
+def digit_runs(text: str) -> list[str]:
+    # the chapter: re.findall(r"\d+", text)
+    return re.findall(r"\d+", text)
+
+
+def reference(text: str) -> tuple:
+    return (words(text), norm(text), digit_runs(text), numbers(text), first_sentence(text))
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    register_native_macros(connection)
+    return connection
+
+
+def code_points() -> list[int]:
+    return [c for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+
+
+def context(ch: str) -> str:
+    # the character alone, inside a word, after a hyphen, before and after digits, ending a sentence
+    return f"x{ch}Y-{ch}7{ch}. {ch}1{ch}"
+
+
+def compare(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[tuple[str, tuple, tuple]]:
+    got = con.execute(NATIVE.format(source="(SELECT unnest(CAST(? AS VARCHAR[])) AS s)"), [texts]).fetchall()
+    return [(t, g, reference(t)) for t, g in zip(texts, got, strict=True) if g != reference(t)]
+
+
+def test_every_code_point_in_context(con: duckdb.DuckDBPyConnection) -> None:
+    # the texts are built in SQL from chr(i), and rebuilt in Python from the same i
+    rows = con.execute(
+        NATIVE.replace("SELECT ", "SELECT i, s, ", 1).format(
+            source="(SELECT i, 'x' || chr(i) || 'Y-' || chr(i) || '7' || chr(i) || '. ' || chr(i) || '1' || chr(i) AS s "
+                   "FROM (SELECT CAST(range AS INTEGER) AS i FROM range(0, 1114112)) "
+                   "WHERE i < 55296 OR i > 57343) ORDER BY i")
+    ).fetchall()
+    assert len(rows) == len(code_points())
+    wrong = []
+    for i, text, *got in rows:
+        assert text == context(chr(i))
+        if tuple(got) != reference(text):
+            wrong.append(hex(i))
+    assert wrong == []
+
+
+def test_pairs_of_characters_where_engines_could_differ(con: duckdb.DuckDBPyConnection) -> None:
+    lowered_to_ascii = [c for c in code_points() if any(ch.isascii() for ch in chr(c).lower())]
+    special = [0x130, 0x307, 0x3A3, 0x3C2, 0x2D, 0x20, 0x2E, 0x0A, 0x0D, 0x5F, 0x85, 0xA0, 0x2028,
+               0x660, 0xFF10, 0x1D7CE, 0xB2, 0x2160]
+    chars = sorted(set(lowered_to_ascii + special))
+    texts = [chr(a) + chr(b) for a in chars for b in chars]
+    assert compare(con, texts) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=40), min_size=1, max_size=20))
+def test_arbitrary_unicode_text(con: duckdb.DuckDBPyConnection, texts: list[str]) -> None:
+    texts = [t.encode("utf-8", "ignore").decode("utf-8") for t in texts]
+    texts = ["".join(ch for ch in t if not 0xD800 <= ord(ch) <= 0xDFFF) for t in texts]
+    assert compare(con, texts) == []
+
+
+def test_known_differences_are_handled(con: duckdb.DuckDBPyConnection) -> None:
+    # U+0130 lower-cases to i + U+0307 in Python, so it splits a word; the Arabic-Indic digits are digits
+    assert compare(con, ["İstanbul", "Kelvin", "ab\u0661\u0662 3", "v2 2.5 x_7", "First. Second", "A?\u2028B"]) == []
+    got = con.execute("SELECT native_words('İstanbul-2'), native_numbers('v2 2.5 _7')").fetchone()
+    assert got == (["i", "stanbul-2"], ["2", "5", "7"])
