@@ -72,11 +72,11 @@ def macro_definitions() -> dict[str, str]:
         "native_digit_runs": f"(t) AS regexp_extract_all(t, {_literal(digit + '+')})",
         # numbers(t): Python's (?<![^\W_])\d+
         "native_numbers": f"(t) AS regexp_extract_all(t, {_literal('(?:^|' + not_alnum + ')(' + digit + '+)')}, 1)",
-        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip()
+        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip();
+        # the text before the first such mark, the mark itself, then the strip
         "native_first_sentence": (
-            f"(t) AS trim(CASE WHEN regexp_matches(t, {_literal('[.!?](?:' + space + '|$)')}) "
-            f"THEN regexp_extract(t, {_literal('^((?s:.)*?[.!?])(?:' + space + '|$)')}, 1) ELSE t END, "
-            f"{_literal(spaces)})"
+            f"(t) AS list_transform([string_split_regex(t, {_literal('[.!?](?:' + space + '|$)')})[1]], "
+            f"lambda p: trim(p || substr(t, length(p) + 1, 1), {_literal(spaces)}))[1]"
         ),
     }
 

@@ -44,16 +44,32 @@ def find_input(directory: Path, kind: str) -> Path | None:
     return found[0] if found else None
 
 
-def check_utf8(path: Path) -> None:
-    """Raise InputError naming the first line that is not valid UTF-8."""
+def check_utf8(path: Path, block: int = 1 << 24) -> None:
+    """Raise InputError naming the first line that is not valid UTF-8.
+
+    Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
+    """
+    line_base, carry = 0, b""
     with path.open("rb") as handle:
-        for line_no, raw in enumerate(handle, start=1):
+        while True:
+            chunk = handle.read(block)
+            data = carry + chunk
+            if chunk:  # keep a trailing partial line for the next block
+                cut = data.rfind(b"\n") + 1
+                data, carry = data[:cut], data[cut:]
             try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    path.name, f"line {line_no}, byte {exc.start + 1}: text is not valid UTF-8"
-                ) from exc
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                for line_no, raw in enumerate(data.split(b"\n"), start=line_base + 1):
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise InputError(
+                            path.name, f"line {line_no}, byte {exc.start + 1}: text is not valid UTF-8"
+                        ) from exc
+            line_base += data.count(b"\n")
+            if not chunk:
+                return
 
 
 def quote_ident(name: str) -> str:
@@ -199,6 +215,10 @@ def stage(
         cast_to = "VARCHAR[]" if column in list_columns else "VARCHAR"
         selects.append(f"CAST({quote_ident(column)} AS {cast_to}) AS {quote_ident(column)}")
     table = f"stg_{kind}"
+    if path.suffix in (".csv", ".tsv"):
+        # every column is already text: a view over the raw rows, in file order, copies nothing
+        con.execute(f"CREATE TEMP VIEW {table} AS SELECT {', '.join(selects)} FROM {raw}")
+        return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns)
     try:
         con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(selects)} FROM {raw} ORDER BY rowid")
     except duckdb.ConversionException as exc:

@@ -75,6 +75,8 @@ def reject_repeats(
 ) -> None:
     """Raise for the first row whose ``key`` expression repeats an earlier row's, naming ``column``;
     ``message`` gets the row's ``shown`` expression (default: the column) and the earlier row number."""
+    if _first(con, f"SELECT 1 FROM {staged.table} GROUP BY {key} HAVING count(*) > 1 LIMIT 1") is None:
+        return  # nothing repeats: skip locating the first repeat
     row = _first(
         con,
         f"SELECT row_no, value, first_row FROM ("

@@ -13,8 +13,7 @@
 CREATE TABLE chunk_texts (
     text_hash       VARCHAR   NOT NULL,  -- md5(text)
     text            VARCHAR   NOT NULL,
-    text_words      VARCHAR[] NOT NULL,  -- words(text)
-    text_norm       VARCHAR   NOT NULL,  -- norm(text)
+    text_norm       VARCHAR   NOT NULL,  -- norm(text); the view splits it back into words(text)
     text_numbers    VARCHAR[] NOT NULL,  -- numbers(text): digit runs not after a letter or digit
     first_sentence  VARCHAR   NOT NULL,  -- first_sentence(text)
     text_uterms     VARCHAR[]            -- terms(text, 'unicode'); NULL until a run with that tokenizer uses the text
@@ -40,7 +39,6 @@ INSERT INTO chunk_texts
 SELECT
     md5(c.text),
     any_value(c.text),
-    any_value(c.text_words),
     any_value(c.text_norm),
     any_value(coalesce(c.text_numbers, numbers(c.text))),
     any_value(coalesce(c.first_sentence, first_sentence(c.text))),
