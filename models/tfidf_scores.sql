@@ -2,6 +2,10 @@
 --   terms are the stored *_terms minus the run's stop words; N is the run's chunk count
 --   idf = ln(N / df); chunk weight = tf * idf; question weight = tf * idf over the question
 --   terms that occur in some chunk; score = cosine of the two weight vectors.
+-- Equal word multisets get bit-identical scores, whatever the order of their words: the
+-- norms are sums of DECIMAL squares and the dot product a sum of products scaled by 2^62 and
+-- rounded to whole numbers, so every sum is exact and its order cannot matter. The score is
+-- the cosine to within 1e-18, and ties are real ties (builtin_retrieval breaks them by id).
 WITH tfidf_runs AS (
     SELECT run_id FROM run_settings WHERE retriever = 'tfidf'
 ),
@@ -28,7 +32,13 @@ chunk_weights AS (
     FROM chunk_tf AS tf JOIN idf AS i ON i.run_id = tf.run_id AND i.term = tf.term
 ),
 chunk_norms AS (
-    SELECT run_id, chunk_id, sqrt(sum(w * w)) AS norm FROM chunk_weights GROUP BY run_id, chunk_id
+    SELECT run_id, chunk_id, sqrt(CAST(sum(CAST(w * w AS DECIMAL(38, 18))) AS DOUBLE)) AS norm
+    FROM chunk_weights GROUP BY run_id, chunk_id
+),
+chunk_units AS (
+    SELECT w.run_id, w.chunk_id, w.term, w.w / n.norm AS u
+    FROM chunk_weights AS w JOIN chunk_norms AS n ON n.run_id = w.run_id AND n.chunk_id = w.chunk_id
+    WHERE n.norm > 0
 ),
 question_weights AS (
     SELECT q.run_id, q.question_id, t.term, count(*) * i.idf AS w
@@ -38,20 +48,25 @@ question_weights AS (
     GROUP BY q.run_id, q.question_id, t.term, i.idf
 ),
 question_norms AS (
-    SELECT run_id, question_id, sqrt(sum(w * w)) AS norm FROM question_weights GROUP BY run_id, question_id
+    SELECT run_id, question_id, sqrt(CAST(sum(CAST(w * w AS DECIMAL(38, 18))) AS DOUBLE)) AS norm
+    FROM question_weights GROUP BY run_id, question_id
+),
+question_units AS (
+    SELECT w.run_id, w.question_id, w.term, w.w / n.norm AS u
+    FROM question_weights AS w JOIN question_norms AS n ON n.run_id = w.run_id AND n.question_id = w.question_id
+    WHERE n.norm > 0
 ),
 dots AS (
-    SELECT qw.run_id, qw.question_id, cw.chunk_id, sum(qw.w * cw.w) AS dot
-    FROM question_weights AS qw
-    JOIN chunk_weights AS cw ON cw.run_id = qw.run_id AND cw.term = qw.term
-    GROUP BY qw.run_id, qw.question_id, cw.chunk_id
+    SELECT qu.run_id, qu.question_id, cu.chunk_id,
+           sum(CAST(round(qu.u * cu.u * 4611686018427387904.0) AS BIGINT)) AS scaled
+    FROM question_units AS qu
+    JOIN chunk_units AS cu ON cu.run_id = qu.run_id AND cu.term = qu.term
+    GROUP BY qu.run_id, qu.question_id, cu.chunk_id
 )
 SELECT
-    d.run_id,
-    d.question_id,
-    d.chunk_id,
-    d.dot / (qn.norm * cn.norm) AS score
-FROM dots AS d
-JOIN question_norms AS qn ON qn.run_id = d.run_id AND qn.question_id = d.question_id
-JOIN chunk_norms AS cn ON cn.run_id = d.run_id AND cn.chunk_id = d.chunk_id
-WHERE qn.norm > 0 AND cn.norm > 0 AND d.dot > 0
+    run_id,
+    question_id,
+    chunk_id,
+    CAST(scaled AS DOUBLE) / 4611686018427387904.0 AS score
+FROM dots
+WHERE scaled > 0
