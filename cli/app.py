@@ -120,7 +120,7 @@ def parse_thresholds(text: str) -> list[int]:
 def report_load(result: loader.LoadResult) -> None:
     counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
     verb = "replaced" if result.replaced else "loaded"
-    note(f"{verb} run {result.run_id!r}: {counts}")
+    note(f"{verb} run {result.run_id!r}: {counts}; {result.normalised} chunk texts normalised")
 
 
 @app.command()

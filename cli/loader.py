@@ -20,6 +20,7 @@ from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
+from evalwh.retrieval import write_builtin_retrieval
 from evalwh.settings import RunSettings, read_run_toml, with_overrides
 from evalwh.sources import Staged, check_utf8, find_input, quote_ident, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
@@ -181,7 +182,8 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
                s.gold, native_join(native_words(s.gold)) AS gold_norm, native_words(s.question) AS question_words,
                CASE WHEN $tokenizer = 'ascii' THEN native_words(s.question) ELSE terms(s.question, $tokenizer) END
                    AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
-               variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens
+               variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens,
+               squad_variant_norms(s.acceptable) AS acceptable_norms
         FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
                      coalesce({_opt(questions, 'gold')}, '') AS gold,
                      {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
@@ -192,7 +194,9 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
     )
 
 
-def _write_retrievals(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], params: dict[str, Any]) -> None:
+def _write_retrievals(
+    con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], settings: RunSettings, params: dict[str, Any]
+) -> None:
     """The retrievals file as given or, without one, the built-in retriever's top k (which needs chunks)."""
     if "retrievals" in staged:
         con.execute(
@@ -202,19 +206,15 @@ def _write_retrievals(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged],
             params,
         )
     elif "questions" in staged and "chunks" in staged:
-        con.execute(
-            "INSERT INTO retrievals BY NAME SELECT run_id, question_id, chunk_id, rank, score "
-            "FROM builtin_retrieval WHERE run_id = $run",
-            params,
-        )
+        write_builtin_retrieval(con, params["run"], settings.retriever, settings.top_k)
 
 
 def _write_sentence_norms(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
-    """SQuAD tokens of the first sentence of each rank-1 chunk text whose question has acceptable answers
-    (what extractive_baseline reads), for texts the warehouse has not tokenised yet."""
+    """squad_normalize of the first sentence of each rank-1 chunk text whose question has acceptable answers
+    (what extractive_baseline reads), for texts the warehouse has not normalised yet."""
     con.execute(
         """INSERT INTO sentence_norms
-        SELECT text_hash, array_to_string(squad_tokens(first_sentence), ' ')
+        SELECT text_hash, squad_normalize(first_sentence)
         FROM (SELECT DISTINCT c.text_hash, t.first_sentence
               FROM retrievals AS r
               JOIN questions AS q ON q.run_id = r.run_id AND q.question_id = r.question_id
@@ -252,7 +252,8 @@ def _write_responses(
             "s.output, TRUE AS parse_ok, trim(s.output) AS answer, coalesce(("
             "  SELECT array_agg(r.chunk_id ORDER BY m.first_at) FROM ("
             "    SELECT n, min(i) AS first_at FROM unnest(bracket_markers(s.output)) WITH ORDINALITY AS u(n, i) GROUP BY n"
-            "  ) AS m JOIN retrievals AS r ON r.run_id = $run AND r.question_id = s.question_id AND r.rank = m.n"
+            "  ) AS m JOIN retrievals AS r ON r.run_id = $run AND r.question_id = s.question_id "
+            "AND CAST(r.rank AS VARCHAR) = m.n"
             "), CAST([] AS VARCHAR[])) AS sources"
         )
         numbers_of = "bracket_numbers(p.answer)"
@@ -298,7 +299,7 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
         _write_claims(con, staged, {"run": run_id})
     if "questions" in staged:
         _write_questions(con, staged["questions"], params)
-    _write_retrievals(con, staged, {"run": run_id})
+    _write_retrievals(con, staged, settings, {"run": run_id})
     if "questions" in staged and "chunks" in staged:
         _write_sentence_norms(con, {"run": run_id})
     if "responses" in staged:

@@ -9,6 +9,7 @@ parsed answer and the run's markers.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import duckdb
 from duckdb.func import FunctionNullHandling
@@ -17,30 +18,34 @@ from evalwh.textnorm import numbers
 
 MARKER = re.compile(r"\[(\d+)\]")
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
-ANSWER_PREFIX = "Answer:"
-SOURCES_PREFIX = "Sources:"
-ID_SEPARATOR = re.compile(r"\s*,\s*")
+# the method's strict form of a trimmed output: one space after each colon; \n or \r\n between the lines
+TWO_LINES = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
+NO_SOURCES = "none"
 
 PARSED_TYPE = duckdb.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": duckdb.list_type(VARCHAR)})
 SENTENCE_TYPE = duckdb.struct_type({
-    "sentence": VARCHAR, "markers": duckdb.list_type(INTEGER), "word_count": INTEGER, "numbers": duckdb.list_type(VARCHAR),
+    "sentence": VARCHAR, "markers": duckdb.list_type(VARCHAR), "word_count": INTEGER, "numbers": duckdb.list_type(VARCHAR),
 })
 
 
 def parse_output(output: str) -> dict[str, object]:
-    """``{"parse_ok", "answer", "sources"}``; a failure has parse_ok False, answer None and no sources."""
+    """``{"parse_ok", "answer", "sources"}``; a failure has parse_ok False, answer None and no sources.
+
+    The output, stripped, must match TWO_LINES. The answer is squished (runs of white space to one
+    space, trimmed) and must not be empty. Sources split on commas, each trimmed, empty items dropped;
+    ``none`` in any case, alone, means no sources.
+    """
     failure: dict[str, object] = {"parse_ok": False, "answer": None, "sources": []}
-    lines = output.strip().splitlines()
-    if len(lines) != 2 or not lines[0].startswith(ANSWER_PREFIX) or not lines[1].startswith(SOURCES_PREFIX):
+    match = TWO_LINES.match(output.strip())
+    if match is None:
         return failure
-    answer = lines[0][len(ANSWER_PREFIX):].strip()
-    listed = lines[1][len(SOURCES_PREFIX):].strip()
-    if listed == "none":
-        sources: list[str] = []
-    else:
-        sources = ID_SEPARATOR.split(listed)
-        if not listed or any(not s for s in sources):
-            return failure
+    answer = " ".join(match.group(1).split())
+    if not answer:
+        return failure
+    listed = match.group(2).strip()
+    if listed.lower() == NO_SOURCES:
+        return {"parse_ok": True, "answer": answer, "sources": []}
+    sources = [item.strip() for item in listed.split(",") if item.strip()]
     return {"parse_ok": True, "answer": answer, "sources": sources}
 
 
@@ -52,9 +57,15 @@ def answer_numbers(answer: str | None, sources: list[str] | None) -> list[str]:
     return numbers(text)
 
 
-def bracket_markers(text: str) -> list[int]:
-    """The passage numbers of the ``[n]`` markers in ``text``, in order."""
-    return [int(n) for n in MARKER.findall(text)]
+def bracket_markers(text: str) -> list[str]:
+    """The passage numbers of the ``[n]`` markers in ``text``, in order, as decimal text (``int(n)``
+    written out: ``[007]`` is 7), so that a number of any size is kept as a citation number."""
+    return [_decimal_text(n) for n in MARKER.findall(text)]
+
+
+def _decimal_text(digits: str) -> str:
+    """``str(int(digits))`` for a run of Unicode decimal digits of any length."""
+    return "".join(str(unicodedata.decimal(ch)) for ch in digits).lstrip("0") or "0"
 
 
 def bracket_numbers(text: str) -> list[str]:
@@ -73,7 +84,7 @@ def bracket_sentences(text: str) -> list[dict[str, object]]:
 
 def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the reader parsers for the loader."""
-    con.create_function("bracket_markers", bracket_markers, [VARCHAR], duckdb.list_type(INTEGER),
+    con.create_function("bracket_markers", bracket_markers, [VARCHAR], duckdb.list_type(VARCHAR),
                         null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], duckdb.list_type(VARCHAR),
                         null_handling=FunctionNullHandling.DEFAULT)

@@ -61,15 +61,20 @@ def first_sentence(text: str) -> str:
     return (text[: match.end()] if match else text).strip()
 
 
-SQUAD_ARTICLES = {"a", "an", "the"}
+ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def squad_normalize(text: str) -> str:
+    """SQuAD's answer normalisation: lower-case, delete punctuation, replace the words a/an/the by a space,
+    squish white space. Punctuation here is every Unicode punctuation (P*) and symbol (S*) character,
+    not only ASCII's ``string.punctuation``, so that answers in any script normalise alike."""
+    kept = "".join(ch for ch in text.lower() if unicodedata.category(ch)[0] not in "PS")
+    return " ".join(ARTICLES.sub(" ", kept).split())
 
 
 def squad_tokens(text: str) -> list[str]:
-    """SQuAD answer normalisation, as tokens: lower-case, delete Unicode punctuation (P*) and symbols (S*),
-    drop the words a, an, the, split on white space."""
-    lowered = text.lower()
-    kept = "".join(ch for ch in lowered if unicodedata.category(ch)[0] not in "PS")
-    return [token for token in kept.split() if token not in SQUAD_ARTICLES]
+    """The tokens of ``squad_normalize(text)``: what EM and F1 compare."""
+    return squad_normalize(text).split()
 
 
 def variants(text: str) -> list[str]:
@@ -80,6 +85,11 @@ def variants(text: str) -> list[str]:
 def squad_variants(text: str) -> list[list[str]]:
     """The SQuAD tokens of each of ``variants(text)``."""
     return [squad_tokens(v) for v in variants(text)]
+
+
+def squad_variant_norms(text: str) -> list[str]:
+    """``squad_normalize`` of each of ``variants(text)``: what the extractive baseline looks for."""
+    return [squad_normalize(v) for v in variants(text)]
 
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
@@ -94,4 +104,7 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     con.create_function("squad_tokens", squad_tokens, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("variants", variants, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("squad_variants", squad_variants, [VARCHAR], duckdb.list_type(text_list),
+                        null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("squad_normalize", squad_normalize, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("squad_variant_norms", squad_variant_norms, [VARCHAR], text_list,
                         null_handling=FunctionNullHandling.DEFAULT)

@@ -1,20 +1,28 @@
 -- One row per bracket-format answer: the note's citation check.
 --   passages                    how many passages were shown: the question's retrieved chunks
---   invalid_citations           marker numbers outside 1..passages, distinct and sorted
+--   invalid_citations           marker numbers outside 1..passages, distinct and sorted (as decimal
+--                               text, so that a number of any size is reported as written)
 --   sentences_without_citation  sentences with no marker and more than 5 words
 --   ok                          no invalid citation and no uncited sentence
 WITH passages AS (
     SELECT run_id, question_id, count(*) AS n FROM retrievals GROUP BY run_id, question_id
 ),
 answers AS (
-    SELECT DISTINCT run_id, question_id FROM response_sentences
+    -- every response of a bracket run: a blank answer has no sentences and is ok
+    SELECT r.run_id, r.question_id
+    FROM responses AS r JOIN run_settings AS s ON s.run_id = r.run_id
+    WHERE s.reader_format = 'bracket'
+),
+markers AS (
+    SELECT DISTINCT s.run_id, s.question_id, m.n, TRY_CAST(m.n AS BIGINT) AS value
+    FROM response_sentences AS s, unnest(s.markers) AS m(n)
 ),
 invalid AS (
-    SELECT s.run_id, s.question_id, array_agg(DISTINCT m.n ORDER BY m.n) AS numbers
-    FROM response_sentences AS s, unnest(s.markers) AS m(n)
-    LEFT JOIN passages AS p ON p.run_id = s.run_id AND p.question_id = s.question_id
-    WHERE m.n < 1 OR m.n > COALESCE(p.n, 0)
-    GROUP BY s.run_id, s.question_id
+    SELECT m.run_id, m.question_id, array_agg(m.n ORDER BY length(m.n), m.n) AS numbers
+    FROM markers AS m
+    LEFT JOIN passages AS p ON p.run_id = m.run_id AND p.question_id = m.question_id
+    WHERE m.value IS NULL OR m.value < 1 OR m.value > COALESCE(p.n, 0)
+    GROUP BY m.run_id, m.question_id
 ),
 uncited AS (
     SELECT run_id, question_id, count(*) FILTER (WHERE uncited) AS n
@@ -25,7 +33,7 @@ SELECT
     a.run_id,
     a.question_id,
     COALESCE(p.n, 0)                                     AS passages,
-    COALESCE(i.numbers, CAST([] AS INTEGER[]))           AS invalid_citations,
+    COALESCE(i.numbers, CAST([] AS VARCHAR[]))           AS invalid_citations,
     COALESCE(u.n, 0)                                     AS sentences_without_citation,
     i.numbers IS NULL AND COALESCE(u.n, 0) = 0           AS ok
 FROM answers AS a

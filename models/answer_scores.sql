@@ -1,12 +1,17 @@
 -- One row per question that expects an answer and has a response: SQuAD exact match and F1
 -- of the answer against the question's acceptable answers (the best over them).
--- Tokens were normalised at load (lower-case, Unicode punctuation and symbols deleted,
--- a/an/the dropped). A refusal or a parse failure is an empty prediction: EM 0, F1 0. NULL when the question lists no acceptable answer.
---   f1 per variant = 2 * common / (predicted tokens + reference tokens), common counted
---   as a multiset; 1 if both are empty, 0 if only one is.
+-- Tokens were normalised at load (squad_normalize: lower-case, Unicode punctuation and
+-- symbols deleted where SQuAD deletes ASCII punctuation only, so answers in any script
+-- normalise alike; a/an/the replaced by a space; white space squished).
+-- Only an answer is scored: every other action (refuse, flag_premise, parse_failure) is an
+-- empty prediction, EM 0 and F1 0. NULL when the question lists no acceptable answer.
+--   em per variant = the token lists are equal and not empty
+--   f1 per variant = 2 * common / (predicted tokens + reference tokens), common counted as a
+--   multiset; 0 when either side has no tokens (the method's rule, so a variant that
+--   normalises to nothing scores 0)
 WITH scored AS (
     SELECT q.run_id, q.question_id, o.action, q.acceptable_tokens,
-           CASE WHEN o.action IN ('refuse', 'parse_failure') THEN CAST([] AS VARCHAR[]) ELSE r.answer_tokens END
+           CASE WHEN o.action = 'answer' THEN r.answer_tokens ELSE CAST([] AS VARCHAR[]) END
                AS prediction
     FROM questions AS q
     JOIN responses AS r ON r.run_id = q.run_id AND r.question_id = q.question_id
@@ -38,10 +43,9 @@ per_variant AS (
     SELECT
         v.run_id,
         v.question_id,
-        CASE WHEN v.reference = s.prediction THEN 1 ELSE 0 END AS em,
+        CASE WHEN len(v.reference) > 0 AND v.reference = s.prediction THEN 1 ELSE 0 END AS em,
         CASE
-            WHEN len(s.prediction) = 0 OR len(v.reference) = 0
-                THEN CASE WHEN v.reference = s.prediction THEN 1.0 ELSE 0.0 END
+            WHEN len(s.prediction) = 0 OR len(v.reference) = 0 THEN 0.0
             ELSE 2.0 * COALESCE(c.common, 0) / (len(s.prediction) + len(v.reference))
         END AS f1
     FROM variants AS v
@@ -56,8 +60,8 @@ best AS (
 SELECT
     s.run_id,
     s.question_id,
-    CASE WHEN b.em IS NULL THEN NULL WHEN s.action IN ('refuse', 'parse_failure') THEN 0 ELSE b.em END   AS exact_match,
-    CASE WHEN b.f1 IS NULL THEN NULL WHEN s.action IN ('refuse', 'parse_failure') THEN 0.0 ELSE b.f1 END AS f1
+    CASE WHEN b.em IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0 ELSE b.em END   AS exact_match,
+    CASE WHEN b.f1 IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0.0 ELSE b.f1 END AS f1
 FROM scored AS s
 LEFT JOIN best AS b
     ON b.run_id = s.run_id AND b.question_id = s.question_id

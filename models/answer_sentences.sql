@@ -1,5 +1,5 @@
 -- One row per sentence of a bracket-format answer.
---   markers            the [n] markers in the sentence, in order
+--   markers            the [n] markers in the sentence, in order (decimal text)
 --   chunk_ids          the chunks those markers name: marker n is the n-th retrieved chunk
 --                      (markers outside 1..passages name nothing)
 --   uncited            no marker and more than 5 words
@@ -9,7 +9,7 @@ WITH marker_chunks AS (
     SELECT s.run_id, s.question_id, s.sentence_no, m.i, r.chunk_id
     FROM response_sentences AS s,
          unnest(s.markers) WITH ORDINALITY AS m(n, i)
-    JOIN retrievals AS r ON r.run_id = s.run_id AND r.question_id = s.question_id AND r.rank = m.n
+    JOIN retrievals AS r ON r.run_id = s.run_id AND r.question_id = s.question_id AND CAST(r.rank AS VARCHAR) = m.n
 ),
 unsupported AS (
     SELECT s.run_id, s.question_id, s.sentence_no, count(*) AS n

@@ -1,9 +1,12 @@
 -- One row per question with acceptable answers: the extractive baseline, the first sentence
--- of its top-ranked chunk, and whether that sentence contains an acceptable answer (its
--- SQuAD tokens appear as a contiguous run of the sentence's tokens). sentence is NULL and
+-- of its top-ranked chunk (split after '.', '!' or '?' followed by white space), and whether
+-- that sentence contains an acceptable answer: the method's test, a character substring of
+-- the SQuAD-normalised texts (squad_normalize: lower-case, Unicode punctuation and symbols
+-- deleted, the words a/an/the replaced by a space, white space squished), so "$150"
+-- (normalised "150") is found in a sentence holding "1500". sentence is NULL and
 -- contains_acceptable false when nothing was retrieved.
 WITH top_chunk AS (
-    SELECT r.run_id, r.question_id, t.first_sentence, n.sentence_tokens
+    SELECT r.run_id, r.question_id, t.first_sentence, n.sentence_norm
     FROM retrievals AS r
     JOIN chunk_refs AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
     JOIN chunk_texts AS t ON t.text_hash = c.text_hash
@@ -14,10 +17,8 @@ matches AS (
     SELECT DISTINCT q.run_id, q.question_id
     FROM questions AS q
     JOIN top_chunk AS t ON t.run_id = q.run_id AND t.question_id = q.question_id,
-    unnest(q.acceptable_tokens) AS v(reference)
-    WHERE len(v.reference) > 0
-      AND contains(' ' || t.sentence_tokens || ' ',
-                   ' ' || array_to_string(v.reference, ' ') || ' ')
+    unnest(q.acceptable_norms) AS v(variant)
+    WHERE contains(t.sentence_norm, v.variant)
 )
 SELECT
     q.run_id,

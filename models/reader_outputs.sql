@@ -1,9 +1,10 @@
 -- One row per response: the reader's raw output, its strict parse, and the action it took.
 --   parse_ok  the trimmed output is exactly "Answer: <text>" then "Sources: <ids>"
 --   answer    the answer text (NULL on a parse failure); sources: the cited ids
---   action    parse_failure | refuse (a structured response says refused, the answer is
---             exactly the refusal phrase, or it starts with the abstain marker)
---             | flag_premise (starts with the premise marker) | answer
+--   action    parse_failure | refuse | flag_premise (the answer starts with the premise
+--             marker) | answer. A structured response refuses exactly when its own refused
+--             flag says so (the three-axis note's rule); the formats without a flag refuse
+--             when the answer is exactly the refusal phrase or starts with the abstain marker
 --   refused   the structured response's own refused flag (NULL for other formats)
 SELECT
     r.run_id,
@@ -16,7 +17,9 @@ SELECT
     r.refused,
     CASE
         WHEN NOT r.parse_ok THEN 'parse_failure'
-        WHEN r.refused THEN 'refuse'
+        WHEN s.reader_format = 'structured' AND r.refused THEN 'refuse'
+        WHEN s.reader_format = 'structured' THEN
+            CASE WHEN starts_with(r.answer, s.premise_marker) THEN 'flag_premise' ELSE 'answer' END
         WHEN trim(r.answer) = s.refusal_phrase THEN 'refuse'
         WHEN starts_with(r.answer, s.abstain_marker) THEN 'refuse'
         WHEN starts_with(r.answer, s.premise_marker) THEN 'flag_premise'

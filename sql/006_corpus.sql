@@ -1,4 +1,5 @@
--- Schema version 6: a content-addressed chunk corpus, and large tables without key indexes.
+-- Schema version 6: a content-addressed chunk corpus, large tables without key indexes,
+-- bracket markers of any size, and normalised acceptable answers for the extractive baseline.
 --
 -- Each distinct chunk text is stored and normalised once, ever, in chunk_texts; a run
 -- maps its chunk ids to text hashes in chunk_refs, and the view `chunks` (models/chunks.sql)
@@ -28,11 +29,12 @@ CREATE TABLE chunk_refs (
     text_hash   VARCHAR NOT NULL    -- chunk_texts.text_hash
 );
 
--- One row per chunk text that was a run's rank-1 retrieval: the SQuAD-normalised first
--- sentence the extractive baseline compares, computed for those texts only.
+-- One row per chunk text that was a run's rank-1 retrieval for a question with acceptable
+-- answers: the SQuAD-normalised first sentence the extractive baseline searches, computed
+-- for those texts only.
 CREATE TABLE sentence_norms (
-    text_hash       VARCHAR NOT NULL,
-    sentence_tokens VARCHAR NOT NULL   -- squad_tokens(first_sentence) joined by single spaces
+    text_hash      VARCHAR NOT NULL,
+    sentence_norm  VARCHAR NOT NULL   -- squad_normalize(first_sentence(text))
 );
 
 INSERT INTO chunk_texts
@@ -49,8 +51,7 @@ GROUP BY md5(c.text);
 INSERT INTO chunk_refs SELECT run_id, chunk_id, ordinal, doc_id, md5(text) FROM chunks ORDER BY run_id, ordinal;
 
 INSERT INTO sentence_norms
-SELECT md5(text), any_value(array_to_string(coalesce(first_sentence_tokens, squad_tokens(first_sentence(text))), ' '))
-FROM chunks GROUP BY md5(text);
+SELECT md5(text), any_value(squad_normalize(coalesce(first_sentence, first_sentence(text)))) FROM chunks GROUP BY md5(text);
 
 DROP TABLE chunks;
 
@@ -79,3 +80,10 @@ CREATE TABLE citations_v6 (
 INSERT INTO citations_v6 SELECT run_id, claim_id, chunk_id, ordinal FROM citations ORDER BY run_id, claim_id, ordinal;
 DROP TABLE citations;
 ALTER TABLE citations_v6 RENAME TO citations;
+
+-- A bracket marker is a citation number of any size: kept as its decimal text.
+ALTER TABLE response_sentences ALTER markers TYPE VARCHAR[];
+
+-- squad_normalize of each acceptable answer: the extractive baseline looks for it as a substring.
+ALTER TABLE questions ADD COLUMN acceptable_norms VARCHAR[];
+UPDATE questions SET acceptable_norms = list_transform(acceptable_answers, lambda a: squad_normalize(a));

@@ -56,17 +56,24 @@ def numbers(text: str) -> list[str]:
 
 
 def normalize_answer(s: str) -> str:
-    """SQuAD's normalisation with Unicode punctuation and symbols."""
-    s = s.lower()
-    s = "".join(ch for ch in s if unicodedata.category(ch)[0] not in "PS")
-    s = " ".join(w for w in s.split() if w not in {"a", "an", "the"})
-    return " ".join(s.split())
+    """SQuAD's normalize_answer, its steps in its order, with Unicode punctuation and symbols."""
+    def remove_articles(text: str) -> str:
+        return re.sub(r"\b(a|an|the)\b", " ", text)
+
+    def white_space_fix(text: str) -> str:
+        return " ".join(text.split())
+
+    def remove_punc(text: str) -> str:
+        return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "PS")
+
+    return white_space_fix(remove_articles(remove_punc(s.lower())))
 
 
 def f1(prediction: str, reference: str) -> float:
+    """The handbook method: 0 when either side has no tokens."""
     p, r = normalize_answer(prediction).split(), normalize_answer(reference).split()
     if not p or not r:
-        return float(p == r)
+        return 0.0
     common = sum((Counter(p) & Counter(r)).values())
     if common == 0:
         return 0.0
@@ -74,21 +81,27 @@ def f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def exact_match(prediction: str, reference: str) -> int:
+    """Equal normal forms; a reference with no tokens scores 0, as in f1."""
+    return int(normalize_answer(reference) != "" and normalize_answer(prediction) == normalize_answer(reference))
+
+
+STRICT = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
+
+
 def parse(output: str) -> tuple[bool, str | None, list[str]]:
-    lines = output.strip().splitlines()
-    if len(lines) != 2:
+    """The method's regex over the stripped output; the answer squished and non-empty; sources split on
+    commas, trimmed, empty items dropped; 'none' in any case alone means no sources."""
+    m = STRICT.match(output.strip())
+    if not m:
         return False, None, []
-    first, second = lines
-    if not (first.startswith("Answer:") and second.startswith("Sources:")):
+    answer = " ".join(m.group(1).split())
+    if answer == "":
         return False, None, []
-    answer = first[len("Answer:"):].strip()
-    sources_text = second[len("Sources:"):].strip()
-    if sources_text == "none":
+    sources_text = m.group(2).strip()
+    if sources_text.lower() == "none":
         return True, answer, []
-    ids = [part.strip() for part in sources_text.split(",")]
-    if any(i == "" for i in ids):
-        return False, None, []
-    return True, answer, ids
+    return True, answer, [part.strip() for part in sources_text.split(",") if part.strip()]
 
 
 def first_sentence(text: str) -> str:
@@ -144,7 +157,8 @@ class RetrieveRead:
 
     def ranked(self, q: Question) -> list[tuple[str, float]]:
         scored = [(cid, s) for cid, s in self.scores(q.text).items() if s > 0]
-        scored.sort(key=lambda x: (-x[1], x[0]))
+        # equal scores are equal: floating-point noise in the last bits is not a ranking
+        scored.sort(key=lambda x: (-round(x[1], 12), x[0]))
         return scored[: self.top_k]
 
     def retrieved_ids(self, q: Question) -> list[str]:
@@ -184,11 +198,17 @@ class RetrieveRead:
         if not q.acceptable:
             return None
         ok, answer, _ = parse(self.responses[q.qid])
-        prediction = "" if self.action(q.qid) in ("refuse", "parse_failure") else answer
-        em = max(int(normalize_answer(prediction) == normalize_answer(a)) for a in q.acceptable)
-        if self.action(q.qid) in ("refuse", "parse_failure"):
+        if self.action(q.qid) != "answer":  # refuse, flag_premise, parse_failure: an empty prediction
             return 0, 0.0
-        return em, max(f1(prediction, a) for a in q.acceptable)
+        return max(exact_match(answer, a) for a in q.acceptable), max(f1(answer, a) for a in q.acceptable)
+
+    def baseline_contains(self, q: Question) -> bool:
+        """The first sentence of the rank-1 chunk contains a normalised acceptable answer as a substring."""
+        ids = self.retrieved_ids(q)
+        if not ids:
+            return False
+        sentence = normalize_answer(first_sentence(self.chunks[ids[0]]))
+        return any(normalize_answer(a) in sentence for a in q.acceptable)
 
     def screen(self, q: Question) -> list[str]:
         ok, answer, sources = parse(self.responses[q.qid])

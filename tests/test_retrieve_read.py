@@ -70,6 +70,8 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
             assert math.isclose(f1, want[1], rel_tol=1e-12, abs_tol=1e-12), qid
     for qid, failed in rows(db, f"SELECT question_id, failed_checks FROM support_screen WHERE run_id = '{run}'"):
         assert failed == ref.screen(by_q[qid]), qid
+    baseline = dict(rows(db, f"SELECT question_id, contains_acceptable FROM extractive_baseline WHERE run_id = '{run}'"))
+    assert baseline == {q.qid: ref.baseline_contains(q) for q in ref.questions if q.acceptable}
 
 
 def test_handbook_views_follow_the_rules(db: Path) -> None:

@@ -1,0 +1,75 @@
+"""The content-addressed chunk corpus: each distinct text normalised once, runs mapping ids to hashes,
+and a warehouse of schema version 5 (chunks as a table) migrated with its rows unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+from evalwh.loader import load_run
+from evalwh.resources import schema_steps
+from evalwh.textnorm import register_udfs
+from evalwh.warehouse import open_warehouse
+
+from tests.conftest import CHAPTER3, rows, write_table
+
+CHUNK_COLUMNS = "chunk_id, ordinal, doc_id, text, text_words, text_norm, text_terms, text_numbers, first_sentence"
+
+
+def test_second_run_over_the_same_chunks_normalises_nothing(db: Path, tmp_path: Path) -> None:
+    first = load_run(db, CHAPTER3, run="a")
+    assert first.normalised == 9  # the chapter's nine chunks, all distinct
+    second = load_run(db, CHAPTER3, run="b")
+    assert second.normalised == 0
+    assert rows(db, "SELECT count(*) FROM chunk_texts") == [(9,)]
+    assert rows(db, "SELECT count(*) FROM chunk_refs") == [(18,)]
+    view = f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE run_id = ? ORDER BY ordinal"
+    assert rows(db, view, ["a"]) == rows(db, view, ["b"])
+    # a run whose chunks repeat one text stores it once, under two ids
+    folder = tmp_path / "dup"
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [["x", "Same text."], ["y", "Same text."], ["z", "New 7."]])
+    write_table(folder / "claims.csv", ["claim_id", "text", "quote"], [["c", "Same text.", "same text"]])
+    assert load_run(db, folder, run="dup").normalised == 2
+    assert rows(db, "SELECT chunk_id, text_norm, text_numbers FROM chunks WHERE run_id = 'dup' ORDER BY ordinal") == [
+        ("x", "same text", []), ("y", "same text", []), ("z", "new 7", ["7"])]
+
+
+def test_unicode_run_fills_the_terms_an_ascii_run_left_out(db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "u"
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [["k", "Größe-3 ÉTÉ x"]])
+    write_table(folder / "questions.csv", ["question_id", "question", "expected"], [["q", "größe?", "answer"]])
+    load_run(db, folder, run="ascii")
+    (folder / "run.toml").write_text('[retrieval]\ntokenizer = "unicode"\n', encoding="utf-8")
+    assert load_run(db, folder, run="unicode").normalised == 1  # the unicode terms of the known text
+    assert rows(db, "SELECT run_id, text_terms FROM chunks ORDER BY run_id") == [
+        ("ascii", ["gr", "e-3", "t", "x"]),  # [a-z0-9]+(?:-[a-z0-9]+)* on "größe-3 été x"
+        ("unicode", ["größe-3", "été", "x"]),  # [\p{L}\p{N}][\p{L}\p{N}-]*
+    ]
+
+
+def test_version_5_warehouse_is_migrated_with_its_chunks(db: Path) -> None:
+    con = duckdb.connect(str(db))
+    register_udfs(con)
+    for version, _, ddl in schema_steps():
+        if version <= 5:
+            con.execute(ddl)
+            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con.execute("""INSERT INTO runs VALUES ('old', now(), NULL, 'x', '{"thresholds": [1], "stopwords": []}')""")
+    con.execute("""INSERT INTO chunks (run_id, chunk_id, ordinal, doc_id, text, text_words, text_norm, text_terms,
+                       text_numbers, first_sentence, first_sentence_tokens)
+                   VALUES ('old', 'k2', 2, NULL, 'Room 12 is free. Yes.', ['room', '12', 'is', 'free', 'yes'],
+                           'room 12 is free yes', ['room', '12', 'is', 'free', 'yes'], ['12'], 'Room 12 is free.',
+                           ['room', '12', 'is', 'free']),
+                          ('old', 'k1', 1, 'd', '', [], '', [], [], '', [])""")
+    con.execute("""INSERT INTO claims VALUES ('old', 'c', 1, NULL, 'Room 12.', 'room 12', 'room 12', ['12'], ['12'])""")
+    con.execute("INSERT INTO citations VALUES ('old', 'c', 'k2', 1)")
+    con.close()
+    with open_warehouse(db, write=True):
+        pass
+    assert rows(db, f"SELECT {CHUNK_COLUMNS} FROM chunks ORDER BY ordinal") == [
+        ("k1", 1, "d", "", [], "", [], [], ""),
+        ("k2", 2, None, "Room 12 is free. Yes.", ["room", "12", "is", "free", "yes"], "room 12 is free yes",
+         ["room", "12", "is", "free", "yes"], ["12"], "Room 12 is free."),
+    ]
+    assert rows(db, "SELECT status FROM claim_status") == [("SUPPORTED",)]
+    assert rows(db, "SELECT sentence_norm FROM sentence_norms ORDER BY sentence_norm") == [("",), ("room 12 is free",)]
