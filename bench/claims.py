@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import random
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from measure import measured
 
 WORDS = ("loan laptop returned days issue date staff manager extension register lost security team device "
          "guest wifi password monday month network printer visitors reception expense receipt portal claims "
@@ -102,18 +101,6 @@ def generate(folder: Path, claims: int, chunks: int, seed: int = 7) -> None:
             number = f" {rng.randint(1, 90)}" if rng.random() < 0.3 else ""
             wc.writerow([f"claim-{n}", quote + number, quote])
             wi.writerows([f"claim-{n}", c] for c in cited)
-
-
-def measured(argv: list[str]) -> tuple[float, float, dict]:
-    """Run ``argv`` under /usr/bin/time -v: (wall seconds, peak RSS MiB, the JSON it printed last)."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"{argv[:3]} failed:\n{proc.stderr[-3000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    assert wall, proc.stderr
-    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1)) / 1024
-    return seconds, rss, json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:

@@ -18,11 +18,11 @@ import argparse
 import csv
 import json
 import random
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from measure import measured
 
 SKLEARN = r'''
 import csv, json, math, sys
@@ -94,17 +94,6 @@ def generate(folder: Path, questions: int, chunks: int, vocabulary: int = 50_000
     (folder / "run.toml").write_text('[retrieval]\nretriever = "tfidf"\ntop_k = 3\n', encoding="utf-8")
 
 
-def measured(argv: list[str]) -> tuple[float, float]:
-    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"{argv[:3]} failed:\n{proc.stderr[-3000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    assert wall
-    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1)) / 1024
-    return seconds, rss
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("questions", type=int, nargs="?", default=10_000)
@@ -122,10 +111,10 @@ def main() -> None:
         for _ in range(args.repeat):
             sk.append(measured([sys.executable, "-c", SKLEARN, str(folder), str(root / "sklearn.json")]))
             wh.append(measured([sys.executable, "-c", EVALWH, str(folder), str(db), str(root / "evalwh.json")]))
-        sk_best, wh_best = min(s for s, _ in sk), min(s for s, _ in wh)
+        sk_best, wh_best = min(s for s, _, _ in sk), min(s for s, _, _ in wh)
         print(f"{'':<26}{'wall min s':>12}{'peak RSS MiB':>14}")
-        print(f"{'scikit-learn + top 3':<26}{sk_best:>12.2f}{max(r for _, r in sk):>14.0f}")
-        print(f"{'evalwh load (top 3 stored)':<26}{wh_best:>12.2f}{max(r for _, r in wh):>14.0f}")
+        print(f"{'scikit-learn + top 3':<26}{sk_best:>12.2f}{max(r for _, r, _ in sk):>14.0f}")
+        print(f"{'evalwh load (top 3 stored)':<26}{wh_best:>12.2f}{max(r for _, r, _ in wh):>14.0f}")
         print(f"ratio (evalwh / scikit-learn): {wh_best / sk_best:.2f}")
         a = json.loads((root / "sklearn.json").read_text())
         b = json.loads((root / "evalwh.json").read_text())

@@ -128,7 +128,7 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
         """INSERT INTO chunk_texts BY NAME
         SELECT text_hash, text, native_join(native_words(text)) AS text_norm, native_numbers(text) AS text_numbers,
                native_first_sentence(text) AS first_sentence,
-               CASE WHEN $tokenizer = 'unicode' THEN terms(text, 'unicode') END AS text_uterms
+               CASE WHEN $tokenizer = 'unicode' THEN native_uterms(text) END AS text_uterms
         FROM (SELECT text_hash, any_value(text) AS text FROM temp.run_chunks AS r
               WHERE NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)
               GROUP BY text_hash)""",
@@ -137,7 +137,7 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
     if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms
         normalised += scalar(
             con,
-            "UPDATE chunk_texts SET text_uterms = terms(text, 'unicode') WHERE text_uterms IS NULL "
+            "UPDATE chunk_texts SET text_uterms = native_uterms(text) WHERE text_uterms IS NULL "
             "AND text_hash IN (SELECT text_hash FROM temp.run_chunks)",
         )
     con.execute(
@@ -180,7 +180,7 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
         f"""INSERT INTO questions BY NAME
         SELECT $run AS run_id, s.question_id, s.row_no AS ordinal, s.question, {EXPECTED_SQL} AS expected,
                s.gold, native_join(native_words(s.gold)) AS gold_norm, native_words(s.question) AS question_words,
-               CASE WHEN $tokenizer = 'ascii' THEN native_words(s.question) ELSE terms(s.question, $tokenizer) END
+               CASE WHEN $tokenizer = 'unicode' THEN native_uterms(s.question) ELSE native_words(s.question) END
                    AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
                variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens,
                squad_variant_norms(s.acceptable) AS acceptable_norms

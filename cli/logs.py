@@ -10,6 +10,7 @@ source and request id) is skipped, so importing a file twice adds nothing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -18,11 +19,13 @@ from pathlib import Path
 
 import duckdb
 from evalwh.errors import InputError, UsageError
+from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.sources import check_utf8
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, one, scalar
 
+MEMORY_LIMIT = "1GB"
 FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
 PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")
 
@@ -92,7 +95,26 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
     con.execute("CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines WHERE record IS NOT NULL")
 
 
-BLANK_LINE = r"(^[ \t\r]*\n)|(\n[ \t\r]*\n)|(\n[ \t\r]+$)"
+BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
+BLANK_INNER = re.compile(rb"\n[ \t\r]*\n")
+BLANK_TAIL = re.compile(rb"[ \t\r]+")
+
+
+def has_blank_line(path: Path, block: int = 1 << 24) -> bool:
+    """Whether a line holds nothing but spaces, tabs and carriage returns: a line ended by a newline,
+    or a non-empty last line after the file's last newline. Reads blocks of whole lines, so each
+    block starts a line."""
+    carry, seen_newline = b"", False
+    with path.open("rb") as handle:
+        while chunk := handle.read(block):
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1
+            data, carry = data[:cut], data[cut:]
+            if data:
+                seen_newline = True
+                if BLANK_FIRST.match(data) or BLANK_INNER.search(data):
+                    return True
+    return seen_newline and BLANK_TAIL.fullmatch(carry) is not None
 
 
 def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
@@ -102,7 +124,7 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     lines) or cannot parse them (a malformed line); the exact reader then takes over.
     """
     name = _literal(str(path))
-    if scalar(con, f"SELECT regexp_matches(content, {_literal(BLANK_LINE)}) FROM read_text({name})"):
+    if has_blank_line(path):
         return False
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
@@ -112,6 +134,7 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
         f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, "
         "CASE WHEN json_type(json) = 'OBJECT' THEN json END, NULL FROM file_records"
     )
+    con.execute("DROP TABLE file_records")
     return True
 
 
@@ -159,17 +182,28 @@ REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+    """(the raw record expression, the join that provides it) for rows ``n`` of norm_requests: a format
+    whose requests carry no ``raw`` column logs one request per line, whose record is the raw one."""
+    columns = {row[0] for row in con.execute("DESCRIBE temp.norm_requests").fetchall()}
+    if "raw" in columns:
+        return "n.raw", ""
+    return "l.record", " JOIN temp.log_lines AS l ON l.file = n.file AND l.line = n.line"
+
+
 def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
     """Find malformed records; raise for the first unless ``skip_bad``, which keeps them in ``bad``."""
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE checked AS SELECT *, "
-        "min(line) OVER (PARTITION BY request_id) AS first_line FROM norm_requests"
+        "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, min(line) AS first_line "
+        "FROM norm_requests GROUP BY request_id"
     )
+    raw, join = _raw_join(con)
+    checked = (f"SELECT n.*, f.first_line, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n "
+               f"LEFT JOIN temp.first_lines AS f USING (request_id){join}")
     for condition, message in REQUEST_CHECKS:
-        con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, CAST(raw AS VARCHAR) "
-                    f"FROM checked WHERE {condition}")
+        con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, raw_text FROM ({checked}) WHERE {condition}")
     first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line LIMIT 1").fetchone()
     if first and not skip_bad:
         raise InputError(first[0], f"line {first[1]}: {first[2]} (use --skip-bad to set such lines aside)")
@@ -197,6 +231,9 @@ def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: b
     con = duckdb.connect()
     try:
         register_udfs(con)
+        register_native_macros(con)
+        # bounded memory: DuckDB spills to its temporary directory past this
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         with progress("import logs", 3) as advance:
             _read_raw(con, paths)
             source = fmt or detect_format(con)
@@ -214,24 +251,31 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     attach(con, db, read_only=False)
+    con.execute("SET force_compression = 'zstd'")
     con.execute("BEGIN TRANSACTION")
     try:
         migrate(con, db)
-        keep = ("SELECT n.* FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
-                "WHERE b.file = n.file AND b.line = n.line) AND NOT EXISTS (SELECT 1 FROM log_requests AS e "
-                "WHERE e.source = $source AND e.request_id = n.request_id)")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE new_requests AS {keep}", {"source": source})
-        valid = scalar(con, "SELECT count(*) FROM temp.checked AS n WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b "
-                            "WHERE b.file = n.file AND b.line = n.line)")
-        params = {"batch": batch, "source": source}
+        # the valid requests not already in the warehouse (same source and request id): their lines
+        con.execute("CREATE OR REPLACE TEMP TABLE valid_lines AS SELECT n.file, n.line, n.request_id "
+                    "FROM temp.norm_requests AS n ANTI JOIN temp.bad AS b ON b.file = n.file AND b.line = n.line")
         con.execute(
-            """INSERT INTO log_requests BY NAME
-            SELECT $batch AS log_batch_id, $source AS source, request_id, session_id,
-                   CAST(TRY_CAST(ts_text AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ts,
-                   question, answer, model, finish_reason, TRY_CAST(refused_text AS BOOLEAN) AS refused,
-                   metadata, raw, terms(coalesce(question, ''), 'ascii') AS question_words,
-                   terms(coalesce(question, ''), 'unicode') AS question_uterms
-            FROM temp.new_requests""",
+            "CREATE OR REPLACE TEMP TABLE new_requests AS SELECT v.request_id FROM temp.valid_lines AS v "
+            "WHERE NOT EXISTS (SELECT 1 FROM log_requests AS e WHERE e.source = $source AND e.request_id = v.request_id)",
+            {"source": source},
+        )
+        valid = scalar(con, "SELECT count(*) FROM temp.valid_lines")
+        params = {"batch": batch, "source": source}
+        raw, join = _raw_join(con)
+        con.execute(
+            f"""INSERT INTO log_requests BY NAME
+            SELECT $batch AS log_batch_id, $source AS source, n.request_id, n.session_id,
+                   CAST(TRY_CAST(n.ts_text AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ts,
+                   n.question, n.answer, n.model, n.finish_reason, TRY_CAST(n.refused_text AS BOOLEAN) AS refused,
+                   n.metadata, {raw} AS raw, native_words(coalesce(n.question, '')) AS question_words,
+                   native_uterms(coalesce(n.question, '')) AS question_uterms
+            FROM temp.norm_requests AS n{join}
+            SEMI JOIN temp.new_requests AS k ON k.request_id = n.request_id
+            ANTI JOIN temp.bad AS b ON b.file = n.file AND b.line = n.line""",
             params,
         )
         con.execute(
@@ -245,7 +289,7 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
         con.execute(
             """INSERT INTO log_citations BY NAME
             SELECT $batch AS log_batch_id, $source AS source, c.request_id, c.position, c.chunk_id, c.quote,
-                   norm(c.quote) AS quote_norm, c.resolution
+                   native_join(native_words(c.quote)) AS quote_norm, c.resolution
             FROM temp.norm_citations AS c JOIN temp.new_requests AS n USING (request_id)
             WHERE NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = c.file AND b.line = c.line)""",
             params,

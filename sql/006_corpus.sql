@@ -87,3 +87,53 @@ ALTER TABLE response_sentences ALTER markers TYPE VARCHAR[];
 -- squad_normalize of each acceptable answer: the extractive baseline looks for it as a substring.
 ALTER TABLE questions ADD COLUMN acceptable_norms VARCHAR[];
 UPDATE questions SET acceptable_norms = list_transform(acceptable_answers, lambda a: squad_normalize(a));
+
+-- The log tables lose their PRIMARY KEY indexes too: an import skips a request whose
+-- (source, request_id) is already in the warehouse, and rejects an id used twice within it.
+CREATE TABLE log_requests_v6 (
+    log_batch_id    VARCHAR   NOT NULL,
+    source          VARCHAR   NOT NULL,
+    request_id      VARCHAR   NOT NULL,   -- unique within its source (checked at import)
+    session_id      VARCHAR,
+    ts              TIMESTAMP,            -- UTC
+    question        VARCHAR,
+    answer          VARCHAR,
+    model           VARCHAR,
+    finish_reason   VARCHAR,
+    refused         BOOLEAN,
+    metadata        JSON,
+    raw             JSON      NOT NULL,   -- the record as logged, so a source can be re-parsed
+    question_words  VARCHAR[] NOT NULL,   -- terms(question, 'ascii'), the chapter's words
+    question_uterms VARCHAR[] NOT NULL    -- terms(question, 'unicode')
+);
+INSERT INTO log_requests_v6 SELECT * FROM log_requests;
+DROP TABLE log_requests;
+ALTER TABLE log_requests_v6 RENAME TO log_requests;
+
+CREATE TABLE log_retrievals_v6 (
+    log_batch_id  VARCHAR NOT NULL,
+    source        VARCHAR NOT NULL,
+    request_id    VARCHAR NOT NULL,
+    rank          INTEGER NOT NULL,       -- 1-based
+    chunk_id      VARCHAR,
+    score         DOUBLE,
+    content       VARCHAR,
+    id_source     VARCHAR NOT NULL        -- how chunk_id was obtained: id, metadata, none
+);
+INSERT INTO log_retrievals_v6 SELECT * FROM log_retrievals;
+DROP TABLE log_retrievals;
+ALTER TABLE log_retrievals_v6 RENAME TO log_retrievals;
+
+CREATE TABLE log_citations_v6 (
+    log_batch_id  VARCHAR NOT NULL,
+    source        VARCHAR NOT NULL,
+    request_id    VARCHAR NOT NULL,
+    position      INTEGER NOT NULL,       -- 1-based
+    chunk_id      VARCHAR,                -- as resolved
+    quote         VARCHAR,                -- the quote or cited text, when the source has one
+    quote_norm    VARCHAR,                -- norm(quote)
+    resolution    VARCHAR NOT NULL        -- resolved, ambiguous, unresolved, out_of_range
+);
+INSERT INTO log_citations_v6 SELECT * FROM log_citations;
+DROP TABLE log_citations;
+ALTER TABLE log_citations_v6 RENAME TO log_citations;

@@ -12,15 +12,16 @@ import sys
 import duckdb
 import pytest
 from evalwh.nativetext import register_native_macros
+from evalwh.textnorm import register_udfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.reference import norm, words
-from tests.reference_rtr import first_sentence, numbers
+from tests.reference_rtr import first_sentence, numbers, tokens
 
 NATIVE = (
     "SELECT native_words(s), native_join(native_words(s)), native_digit_runs(s), native_numbers(s), "
-    "native_first_sentence(s) FROM {source}"
+    "native_first_sentence(s), native_uterms(s) FROM {source}"
 )
 
 
@@ -30,12 +31,13 @@ def digit_runs(text: str) -> list[str]:
 
 
 def reference(text: str) -> tuple:
-    return (words(text), norm(text), digit_runs(text), numbers(text), first_sentence(text))
+    return (words(text), norm(text), digit_runs(text), numbers(text), first_sentence(text), tokens(text, "unicode"))
 
 
 @pytest.fixture(scope="module")
 def con() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
+    register_udfs(connection)  # the unicode terms of a text with a capital sigma are Python's
     register_native_macros(connection)
     return connection
 
@@ -90,6 +92,7 @@ def test_arbitrary_unicode_text(con: duckdb.DuckDBPyConnection, texts: list[str]
 
 def test_known_differences_are_handled(con: duckdb.DuckDBPyConnection) -> None:
     # U+0130 lower-cases to i + U+0307 in Python, so it splits a word; the Arabic-Indic digits are digits
-    assert compare(con, ["İstanbul", "Kelvin", "ab\u0661\u0662 3", "v2 2.5 x_7", "First. Second", "A?\u2028B"]) == []
+    assert compare(con, ["İstanbul", "Kelvin", "ab\u0661\u0662 3", "v2 2.5 x_7", "First. Second", "A?\u2028B",
+                         "ΟΔΟΣ ΣΑΣ", "Σ-1"]) == []
     got = con.execute("SELECT native_words('İstanbul-2'), native_numbers('v2 2.5 _7')").fetchone()
     assert got == (["i", "stanbul-2"], ["2", "5", "7"])

@@ -1,12 +1,15 @@
 -- evalwh JSONL: one row per element of a request's retrieved list, rank = position.
 SELECT
-    r.file,
-    r.line,
-    r.record ->> 'request_id'        AS request_id,
-    CAST(d.i AS INTEGER)             AS rank,
-    d.doc ->> 'chunk_id'             AS chunk_id,
-    TRY_CAST(d.doc ->> 'score' AS DOUBLE) AS score,
-    d.doc ->> 'content'              AS content,
-    CASE WHEN d.doc ->> 'chunk_id' IS NULL THEN 'none' ELSE 'id' END AS id_source
-FROM log_raw AS r,
-     unnest(CAST(coalesce(r.record -> 'retrieved', '[]') AS JSON[])) WITH ORDINALITY AS d(doc, i)
+    file,
+    line,
+    request_id,
+    CAST(rank AS INTEGER)            AS rank,
+    doc.chunk_id                     AS chunk_id,
+    TRY_CAST(doc.score AS DOUBLE)    AS score,
+    doc.content                      AS content,
+    CASE WHEN doc.chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source
+FROM (
+    SELECT file, line, r.request_id AS request_id,
+           unnest(r.retrieved) AS doc, unnest(range(1, len(r.retrieved) + 1)) AS rank
+    FROM evalwh_spans
+)
