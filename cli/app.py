@@ -398,13 +398,17 @@ def report_command(
 @handles_errors
 def sql(
     ctx: typer.Context,
-    statement: Annotated[str, typer.Argument(help="A query; the warehouse is open read-only.")],
+    statement: Annotated[str, typer.Argument(help="One SELECT (or DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).")],
     fmt: FormatOption = Format.table,
 ) -> None:
-    """Run a read-only SQL query against the warehouse and print its rows."""
+    """Run one read-only query against the warehouse and print its rows.
+
+    The file is opened read-only; only a single SELECT-like statement or EXPLAIN is accepted; the
+    query cannot read or write files, attach or detach databases, install or load extensions, or
+    change settings."""
     with open_warehouse(db_path(ctx)) as con:
         try:
-            rows = queries.query(con, statement)
+            rows = queries.read_only_query(con, statement)
         except duckdb.Error as exc:
             raise UsageError(str(exc).splitlines()[0]) from None
         write_rows(rows, fmt, sys.stdout)

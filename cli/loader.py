@@ -21,7 +21,7 @@ from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
 from evalwh.retrieval import write_builtin_retrieval
-from evalwh.settings import RunSettings, read_run_toml, with_overrides
+from evalwh.settings import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
 from evalwh.sources import Staged, check_utf8, find_input, quote_ident, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.validate import (
@@ -349,6 +349,10 @@ def load_run(
     run_id = check_run_name(run if run is not None else directory.resolve().name)
     if not thresholds:
         raise UsageError("at least one threshold is needed")
+    for threshold in thresholds:  # a threshold is compared with a count of shared words
+        if isinstance(threshold, bool) or not isinstance(threshold, int) or not 0 <= threshold <= MAX_THRESHOLD:
+            raise UsageError(f"--thresholds: each threshold must be a whole number from 0 to {MAX_THRESHOLD:,}, "
+                             f"not {threshold!r}")
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
     settings = with_overrides(read_run_toml(directory), **(overrides or {}))

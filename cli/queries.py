@@ -6,6 +6,7 @@ Each returns ``Rows`` straight from a view; the CLI only chooses the format.
 from __future__ import annotations
 
 import duckdb
+from evalwh.errors import UsageError
 from evalwh.history import metric_values
 from evalwh.output import Rows
 from evalwh.warehouse import resolve_run
@@ -16,6 +17,34 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None 
     rel = con.execute(sql, params or [])
     columns = tuple(d[0] for d in rel.description) if rel.description else ()
     return Rows(columns, rel.fetchall() if columns else [])
+
+
+# what `evalwh sql` runs: queries, never statements that write, attach, detach, copy, set or load
+READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
+
+def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
+    """Run one user query on a read-only warehouse connection, locked down first.
+
+    Only a single SELECT (DESCRIBE, SHOW, SUMMARIZE, FROM-first and VALUES are SELECTs) or EXPLAIN
+    is accepted; the connection then loses access to anything outside the warehouse (files,
+    extensions, ATTACH) and its configuration is locked, so no statement can reopen the file
+    for writing.
+    """
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if not statements:
+        raise UsageError("no SQL statement given")
+    if len(statements) > 1:
+        raise UsageError(f"one statement at a time ({len(statements)} given)")
+    kind = statements[0].type
+    if kind not in READ_ONLY_STATEMENTS:
+        raise UsageError(f"evalwh sql runs read-only queries (SELECT or EXPLAIN); not {kind.name}")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return query(con, sql)
 
 
 def runs(con: duckdb.DuckDBPyConnection) -> Rows:

@@ -44,6 +44,11 @@ class RunSettings:
         return values
 
 
+# the largest top_k and refusal threshold a run may set: far beyond any real use, and within INTEGER
+MAX_TOP_K = 100_000
+MAX_THRESHOLD = 1_000_000
+
+
 def _check(settings: RunSettings, where: str, from_file: bool) -> RunSettings:
     """Validate the values; a bad one is an InputError naming the file, or a UsageError for a flag."""
     def fail(key: str, message: str) -> Exception:
@@ -53,8 +58,9 @@ def _check(settings: RunSettings, where: str, from_file: bool) -> RunSettings:
         raise fail("retriever", f"unknown retriever {settings.retriever!r} (use {' or '.join(RETRIEVERS)})")
     if settings.tokenizer not in TOKENIZERS:
         raise fail("tokenizer", f"unknown tokenizer {settings.tokenizer!r} (use {' or '.join(TOKENIZERS)})")
-    if isinstance(settings.top_k, bool) or not isinstance(settings.top_k, int) or settings.top_k < 1:
-        raise fail("top_k", f"top_k must be a whole number of at least 1, not {settings.top_k!r}")
+    if (isinstance(settings.top_k, bool) or not isinstance(settings.top_k, int)
+            or not 1 <= settings.top_k <= MAX_TOP_K):
+        raise fail("top_k", f"top_k must be a whole number from 1 to {MAX_TOP_K:,}, not {settings.top_k!r}")
     if settings.format not in READER_FORMATS:
         raise fail("format", f"unknown reader format {settings.format!r} (use {', '.join(READER_FORMATS)})")
     for key in ("abstain_marker", "premise_marker", "refusal_phrase"):

@@ -94,6 +94,12 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
         if column not in staged.columns:
             found = ", ".join(sorted(staged.columns)) or "none"
             raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
+    if staged.path.suffix == ".jsonl":
+        # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
+        # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
+        for column in spec.required:
+            reject_first(con, staged, column, f"{quote_ident(column)} IS NULL",
+                         lambda _, c=column: f"missing key {c!r} (an empty value is written \"\")")
     for column in spec.ids:
         col = quote_ident(column)
         reject_first(con, staged, column, f"{col} IS NULL OR {col} = ''", lambda _: "empty id")
@@ -150,11 +156,12 @@ def validate_question_refs(con: duckdb.DuckDBPyConnection, staged: Staged, quest
 
 def validate_retrievals(con: duckdb.DuckDBPyConnection, retrievals: Staged) -> None:
     """Ranks are whole numbers from 1, unique per question; scores are numbers or empty."""
-    reject_first(con, retrievals, "rank", "coalesce(try_cast(trim(rank) AS INTEGER) < 1, TRUE)",
+    reject_first(con, retrievals, "rank",
+                 "NOT coalesce(regexp_full_match(trim(rank), '[0-9]+') AND try_cast(trim(rank) AS INTEGER) >= 1, FALSE)",
                  lambda value: f"rank must be a whole number from 1, not {value!r}")
     reject_first(con, retrievals, "score",
-                 "coalesce(trim(score), '') <> '' AND try_cast(trim(score) AS DOUBLE) IS NULL",
-                 lambda value: f"score must be a number, not {value!r}")
+                 "coalesce(trim(score), '') <> '' AND NOT coalesce(isfinite(try_cast(trim(score) AS DOUBLE)), FALSE)",
+                 lambda value: f"score must be a finite number, not {value!r}")
     reject_repeats(con, retrievals, "rank", "question_id, CAST(trim(rank) AS INTEGER)",
                    lambda question, first: f"question {question!r} has this rank twice (first at row {first})",
                    shown="question_id")

@@ -204,3 +204,33 @@ def test_parquet_inputs_give_the_same_evidence(cli, tmp_path: Path) -> None:
     con.close()
     assert cli("load", str(folder)).exit_code == 0
     assert cli("evidence").stdout == EVIDENCE
+
+
+def test_sql_cannot_change_the_warehouse_or_touch_files(cli, db: Path, tmp_path: Path) -> None:
+    import hashlib
+
+    cli("seed")
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    outside = tmp_path / "out.csv"
+    attempts = [
+        f"USE memory; DETACH warehouse; ATTACH '{db}' AS w2; DELETE FROM w2.runs",
+        f"ATTACH '{db}' AS w2",
+        "DETACH warehouse",
+        "USE memory",
+        f"COPY (SELECT 1) TO '{outside}'",
+        f"SELECT * FROM read_csv('{db}')",
+        "INSTALL httpfs",
+        "SET lock_configuration = false",
+        "DELETE FROM runs",
+        "",
+        ";",
+    ]
+    for statement in attempts:
+        result = cli("sql", statement)
+        assert result.exit_code == 2, statement
+        assert result.stdout == ""
+        assert result.stderr.startswith("evalwh: error: ") and len(result.stderr.splitlines()) == 1, statement
+    assert not outside.exists()
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert cli("sql", "DESCRIBE runs").exit_code == 0
+    assert cli("sql", "SUMMARIZE claims").exit_code == 0

@@ -144,7 +144,7 @@ RTR_CASES = [
     ("bad retriever", lambda d: (d / "run.toml").write_text('[retrieval]\nretriever = "bm25"\n', encoding="utf-8"),
      "run.toml, column retriever: unknown retriever 'bm25' (use overlap or tfidf)"),
     ("bad top_k", lambda d: (d / "run.toml").write_text('[retrieval]\ntop_k = 0\n', encoding="utf-8"),
-     "run.toml, column top_k: top_k must be a whole number of at least 1, not 0"),
+     "run.toml, column top_k: top_k must be a whole number from 1 to 100,000, not 0"),
     ("invalid toml", lambda d: (d / "run.toml").write_text('[retrieval\n', encoding="utf-8"), "run.toml: not valid TOML"),
     ("unknown gold chunk", lambda d: edit_csv(d / "questions.csv", ",leave-2,", ",leave-22,"),
      "questions.csv, row 2, column gold_chunk_id: unknown chunk 'leave-22'"),
@@ -159,7 +159,17 @@ RTR_CASES = [
     ("retrieval rank zero", lambda d: add_retrievals(d, [["q1", "leave-1", "0", "1"]]),
      "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not '0'"),
     ("retrieval score not a number", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "high"]]),
-     "retrievals.csv, row 1, column score: score must be a number, not 'high'"),
+     "retrievals.csv, row 1, column score: score must be a finite number, not 'high'"),
+    ("top_k beyond INTEGER", lambda d: (d / "run.toml").write_text('[retrieval]\ntop_k = 2147483648\n', encoding="utf-8"),
+     "run.toml, column top_k: top_k must be a whole number from 1 to 100,000, not 2147483648"),
+    ("retrieval rank not whole", lambda d: add_retrievals(d, [["q1", "leave-1", "1.5", "1"]]),
+     "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not '1.5'"),
+    ("retrieval rank beyond INTEGER", lambda d: add_retrievals(d, [["q1", "leave-1", "3000000000", "1"]]),
+     "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not '3000000000'"),
+    ("retrieval score NaN", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "NaN"]]),
+     "retrievals.csv, row 1, column score: score must be a finite number, not 'NaN'"),
+    ("retrieval score overflows", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "1e400"]]),
+     "retrievals.csv, row 1, column score: score must be a finite number, not '1e400'"),
     ("retrieval rank twice", lambda d: add_retrievals(d, [["q1", "leave-1", "1", "2"], ["q1", "leave-2", "1", "1"]]),
      "retrievals.csv, row 2, column rank: question 'q1' has this rank twice (first at row 1)"),
     ("retrieval of unknown question", lambda d: add_retrievals(d, [["zz", "leave-1", "1", "2"]]),
@@ -193,3 +203,30 @@ def test_retrievals_file_replaces_the_builtin_retriever(cli, db: Path, handbook_
         assert con.execute("SELECT json_extract_string(params, '$.retrieval_source') FROM runs").fetchone() == ("file",)
     finally:
         con.close()
+
+
+def test_a_claim_without_a_quote_key_is_an_input_error(cli, db: Path, tmp_path: Path) -> None:
+    # a made-up claim whose record lacks "quote" must not become an empty quote (inside every chunk)
+    folder = tmp_path / "run"
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [["k1", "Loan laptops go back in 14 days."]])
+    (folder / "claims.jsonl").write_text(
+        '{"claim_id": "c1", "text": "Laptops go back in 14 days.", "quote": "", "cited": ["k1"]}\n'
+        '{"claim_id": "c2", "text": "Laptops are free.", "cited": ["k1"]}\n', encoding="utf-8")
+    result = cli("load", str(folder))
+    assert result.exit_code == 2
+    assert result.stderr == ("evalwh: error: claims.jsonl, row 2, column quote: missing key 'quote' "
+                             "(an empty value is written \"\")\n")
+    assert not db.exists()
+    # the explicitly empty quote of c1 stays legal, as the chapter allows
+    (folder / "claims.jsonl").write_text(
+        '{"claim_id": "c1", "text": "Laptops go back in 14 days.", "quote": "", "cited": ["k1"]}\n', encoding="utf-8")
+    assert cli("load", str(folder)).exit_code == 0
+
+
+@pytest.mark.parametrize("thresholds", ["1,2,3000000000", "-1", "1,2.5"])
+def test_thresholds_out_of_range_are_rejected_before_anything_is_written(cli, db: Path, thresholds: str) -> None:
+    result = cli("load", str(CHAPTER3), "--thresholds", thresholds)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("evalwh: error: --thresholds")
+    assert len(result.stderr.splitlines()) == 1
+    assert not db.exists()
