@@ -21,6 +21,8 @@ from evalwh.textnorm import register_udfs
 from evalwh.views import create_views
 
 LATEST = "latest"
+# the oldest DuckDB release whose storage format new warehouse files use
+STORAGE_VERSION = "v1.4.0"
 
 
 def code_schema_version() -> int:
@@ -47,7 +49,8 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> No
     first and touch the file only once the input is known to be good.
     """
     literal = "'" + str(path).replace("'", "''") + "'"
-    mode = " (READ_ONLY)" if read_only else ""
+    # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
+    mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
     try:
         con.execute(f"ATTACH {literal} AS warehouse{mode}")
     except duckdb.Error as exc:
