@@ -9,6 +9,8 @@ dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
 
 from __future__ import annotations
 
+import re
+
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,16 +61,19 @@ class CheckResult:
         return [o for o in self.outcomes if not o.ok]
 
 
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def parse_condition(kind: str, text: str) -> Condition:
     """``supported_share=0.8`` -> Condition; a malformed one is a UsageError."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip() or not value.strip():
         raise UsageError(f"--{kind} {text!r}: expected METRIC=NUMBER, for example supported_share=0.8")
-    try:
-        limit = float(value)
-    except ValueError:
-        raise UsageError(f"--{kind} {text!r}: {value.strip()!r} is not a number") from None
-    if limit != limit or limit in (float("inf"), float("-inf")):
+    # a plain decimal number only: float() would also take 1_0 (ten), nan and infinity
+    if not PLAIN_NUMBER.fullmatch(value.strip()):
+        raise UsageError(f"--{kind} {text!r}: {value.strip()!r} is not a number (write a plain decimal such as 0.8)")
+    limit = float(value)
+    if limit in (float("inf"), float("-inf")):
         raise UsageError(f"--{kind} {text!r}: the limit must be a finite number")
     return Condition(kind, name.strip().lower(), limit)
 

@@ -58,7 +58,7 @@ def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], s
     if not path.is_file():
         return list(CHAPTER_STOPWORDS), "chapter"
     check_utf8(path)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first word
     words = [line.strip() for line in text.splitlines() if line.strip()]
     return sorted(set(words)), "stopwords.txt"
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -91,9 +92,9 @@ def write_rows(rows: Rows, fmt: Format, stream: TextIO) -> None:
         for row in rows.rows:
             stream.write("\t".join(_flat_value(v) for v in row) + "\n")
     else:
-        table = Table(*rows.columns, show_edge=True, header_style="bold")
+        table = Table(*(escape(c) for c in rows.columns), show_edge=True, header_style="bold")
         for row in rows.rows:
-            table.add_row(*(_table_value(v) for v in row))
+            table.add_row(*(escape(_table_value(v)) for v in row))  # data, never Rich markup
         width = None if stream.isatty() else 1000  # piped: never truncate cells
         Console(file=stream, width=width, soft_wrap=False).print(table)
 

@@ -234,3 +234,26 @@ def test_sql_cannot_change_the_warehouse_or_touch_files(cli, db: Path, tmp_path:
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert cli("sql", "DESCRIBE runs").exit_code == 0
     assert cli("sql", "SUMMARIZE claims").exit_code == 0
+
+
+def test_table_output_shows_markup_as_text(cli, tmp_path: Path) -> None:
+    # ids and labels are data: Rich markup in them is printed, not interpreted (and cannot crash the table)
+    from tests.conftest import CHAPTER3
+
+    assert cli("load", str(CHAPTER3), "--run", "[/]", "--label", "[bold red]RED[/]").exit_code == 0
+    result = cli("runs")
+    assert result.exit_code == 0
+    assert "[/]" in result.stdout and "[bold red]RED[/]" in result.stdout
+
+
+def test_stopwords_file_with_a_byte_order_mark(cli, tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import CHAPTER3
+
+    folder = tmp_path / "bom"
+    shutil.copytree(CHAPTER3, folder)
+    (folder / "stopwords.txt").write_bytes("\ufeffloan\nlaptop\n".encode("utf-8"))
+    assert cli("load", str(folder)).exit_code == 0
+    params = json.loads(cli("sql", "SELECT params FROM runs", "-f", "json").stdout)[0]["params"]
+    assert json.loads(params)["stopwords"] == ["laptop", "loan"]

@@ -93,6 +93,9 @@ def test_max_drop_without_previous_run_holds(db: Path) -> None:
 @pytest.mark.parametrize("args,message", [
     (["--min", "supported_share"], "expected METRIC=NUMBER"),
     (["--min", "supported_share=high"], "'high' is not a number"),
+    (["--min", "supported_share=1_0"], "'1_0' is not a number"),  # float() would read ten
+    (["--min", "supported_share=nan"], "'nan' is not a number"),
+    (["--max", "dangling=1e400"], "the limit must be a finite number"),
     (["--max", "nonsense=1"], "unknown metric 'nonsense'"),
     (["--max-drop", "=1"], "expected METRIC=NUMBER"),
     ([], "give at least one condition"),
