@@ -403,9 +403,8 @@ def sql(
 ) -> None:
     """Run one read-only query against the warehouse and print its rows.
 
-    The file is opened read-only; only a single SELECT-like statement or EXPLAIN is accepted; the
-    query cannot read or write files, attach or detach databases, install or load extensions, or
-    change settings."""
+    The file is opened read-only and only one SELECT-like statement or EXPLAIN is accepted: a query cannot read or write files, attach or detach databases, install or load extensions, or change settings.
+    """  # noqa: E501
     with open_warehouse(db_path(ctx)) as con:
         try:
             rows = queries.read_only_query(con, statement)
