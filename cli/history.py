@@ -29,7 +29,7 @@ class MaterializeResult:
 
 def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
     """Write the history rows of every run that has none (all runs with ``full_refresh``)."""
-    with open_warehouse(db, write=True) as con:
+    with open_warehouse(db, write=True, create=False) as con:  # nothing to materialise without a warehouse
         con.execute("BEGIN TRANSACTION")
         try:
             if full_refresh:

@@ -161,7 +161,8 @@ def _stage_jsonl(
         path_expr = _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
         extract = "json_extract" if key in list_columns else "json_extract_string"
         selects.append(f"{extract}(json, {path_expr}) AS {quote_ident(key)}")
-    con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects ORDER BY rowid")
+    # qualified: a key named rowid would otherwise be the ORDER BY's output column
+    con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects AS o ORDER BY o.rowid")
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
@@ -196,6 +197,8 @@ def stage(
         _stage_jsonl(con, path, raw, wanted, set(list_columns))
     else:
         _stage_parquet(con, path, raw)
+    # a column named rowid would shadow the row order DuckDB keeps: evalwh reads no such column
+    con.execute(f"ALTER TABLE {raw} DROP COLUMN IF EXISTS rowid")
     present = [
         row[0]
         for row in con.execute(

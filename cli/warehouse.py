@@ -102,14 +102,16 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
 
 
 @contextmanager
-def open_warehouse(path: Path, *, write: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_warehouse(
+    path: Path, *, write: bool = False, create: bool = True
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse at ``path``.
 
-    ``write=True`` creates the file if needed and brings its schema and views up
-    to date before handing it over. ``write=False`` needs an existing file at
-    this release's schema and opens it read-only.
+    ``write=True`` creates the file if needed (unless ``create=False``) and brings its
+    schema and views up to date before handing it over. ``write=False`` needs an
+    existing file at this release's schema and opens it read-only.
     """
-    if not write and not path.exists():
+    if (not write or not create) and not path.exists():
         raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
     con = connect(path, read_only=not write)
     try:

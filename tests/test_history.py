@@ -71,3 +71,10 @@ def test_version_1_warehouse_is_migrated(db: Path) -> None:
     load_run(db, CHAPTER3, run="a")
     assert rows(db, "SELECT max(version) FROM schema_version") == [(max(v for v, _, _ in schema_steps()),)]
     assert materialize(db).runs == ["a"]
+
+
+def test_materialize_outside_a_warehouse_creates_nothing(cli, db: Path) -> None:
+    result = cli("materialize")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"evalwh: error: {db}: no warehouse here")
+    assert not db.exists()

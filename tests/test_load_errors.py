@@ -230,3 +230,24 @@ def test_thresholds_out_of_range_are_rejected_before_anything_is_written(cli, db
     assert result.stderr.startswith("evalwh: error: --thresholds")
     assert len(result.stderr.splitlines()) == 1
     assert not db.exists()
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_a_rowid_column_does_not_replace_file_order(cli, db: Path, tmp_path: Path, suffix: str) -> None:
+    import duckdb
+
+    from tests.conftest import rows
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    chunks = [["9", "k-first", "Alpha text."], ["1", "k-second", "Beta text."]]
+    if suffix == ".parquet":
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT * FROM (VALUES ('9', 'k-first', 'Alpha text.'), ('1', 'k-second', 'Beta text.')) "
+                    f"AS t(rowid, chunk_id, text)) TO '{folder / 'chunks.parquet'}' (FORMAT parquet)")
+        con.close()
+    else:
+        write_table(folder / f"chunks{suffix}", ["rowid", "chunk_id", "text"], chunks)
+    write_table(folder / "claims.csv", ["claim_id", "text", "quote"], [["c", "Text.", "text"]])
+    assert cli("load", str(folder)).exit_code == 0
+    assert rows(db, "SELECT chunk_id, ordinal FROM chunks ORDER BY ordinal") == [("k-first", 1), ("k-second", 2)]
