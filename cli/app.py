@@ -15,7 +15,7 @@ from typing import Annotated, Optional, TypeVar
 
 import duckdb
 import typer
-from evalwh import __version__, check, compare, history, loader, logs, queries, report
+from evalwh import __version__, check, compare, history, loader, logs, queries, report, warehouse
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -98,12 +98,18 @@ def main_options(
         Path,
         typer.Option("--db", envvar="EVALWH_DB", help="Warehouse file.", dir_okay=False, show_default=True),
     ] = DEFAULT_DB,
+    wait: Annotated[
+        float,
+        typer.Option("--wait", envvar="EVALWH_WAIT", min=0, metavar="SECONDS",
+                     help="How long to wait for a warehouse another process is writing (0: fail at once)."),
+    ] = 30.0,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
     ] = None,
 ) -> None:
     """Global options."""
     ctx.obj = {"db": db}
+    warehouse.lock_wait.seconds = wait
 
 
 def parse_thresholds(text: str) -> list[int]:

@@ -8,8 +8,11 @@ file read-only and refuse a schema they do not match.
 from __future__ import annotations
 
 import datetime as dt
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,17 @@ def file_schema_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
+@dataclass
+class LockWait:
+    """How long to wait for a warehouse another process holds: 0 fails at once (the library's
+    default); the CLI sets it from --wait / EVALWH_WAIT."""
+
+    seconds: float = 0.0
+
+
+lock_wait = LockWait()
+
+
 def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
     """Attach the warehouse file to ``con`` as its default database.
 
@@ -51,13 +65,24 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> No
     literal = "'" + str(path).replace("'", "''") + "'"
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
-    try:
-        con.execute(f"ATTACH {literal} AS warehouse{mode}")
-    except duckdb.Error as exc:
-        message = str(exc).splitlines()[0]
-        if "lock" in message.lower():
-            raise WarehouseError(f"{path}: the warehouse is locked by another process") from exc
-        raise WarehouseError(f"{path}: cannot open the warehouse: {message}") from exc
+    deadline = time.monotonic() + lock_wait.seconds
+    pause = 0.05
+    while True:
+        try:
+            con.execute(f"ATTACH {literal} AS warehouse{mode}")
+            break
+        except duckdb.Error as exc:
+            message = str(exc).splitlines()[0]
+            if "lock" not in message.lower():
+                raise WarehouseError(f"{path}: cannot open the warehouse: {message}") from exc
+            if time.monotonic() >= deadline:
+                waited = f" (waited {lock_wait.seconds:g} s; --wait sets how long)" if lock_wait.seconds else ""
+                raise WarehouseError(f"{path}: the warehouse is locked by another process{waited}") from exc
+            if pause == 0.05:
+                print(f"evalwh: {path} is locked by another process; waiting up to {lock_wait.seconds:g} s",
+                      file=sys.stderr)
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 1.0)
     con.execute("USE warehouse")
 
 

@@ -159,10 +159,34 @@ def test_locked_warehouse_is_exit_3(cli, db: Path) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        result = cli("seed")
+        result = cli("--wait", "0", "seed")
         assert result.exit_code == 3
         assert result.stdout == ""
         assert result.stderr == f"evalwh: error: {db}: the warehouse is locked by another process\n"
+        waited = cli("--wait", "0.5", "seed")
+        assert waited.exit_code == 3
+        assert waited.stderr.splitlines() == [
+            f"evalwh: {db} is locked by another process; waiting up to 0.5 s",
+            f"evalwh: error: {db}: the warehouse is locked by another process (waited 0.5 s; --wait sets how long)",
+        ]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_writer_waits_for_the_lock_to_be_released(cli, db: Path) -> None:
+    cli("init")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+         "time.sleep(2); c.close()", str(db)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = cli("--wait", "60", "seed")
+        assert result.exit_code == 0, result.stderr
+        assert result.stderr.startswith(f"evalwh: {db} is locked by another process; waiting up to 60 s\n")
+        assert "loaded run 'chapter3'" in result.stderr
     finally:
         holder.kill()
         holder.wait()
@@ -257,3 +281,20 @@ def test_stopwords_file_with_a_byte_order_mark(cli, tmp_path: Path) -> None:
     assert cli("load", str(folder)).exit_code == 0
     params = json.loads(cli("sql", "SELECT params FROM runs", "-f", "json").stdout)[0]["params"]
     assert json.loads(params)["stopwords"] == ["laptop", "loan"]
+
+
+def test_two_loads_started_together_both_succeed_with_wait(db: Path) -> None:
+    from tests.conftest import CHAPTER3
+
+    loads = [
+        subprocess.Popen([sys.executable, "-m", "evalwh", "--db", str(db), "--wait", "60", "load", str(CHAPTER3),
+                          "--run", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for name in ("first", "second")
+    ]
+    outcomes = [load.communicate(timeout=120) for load in loads]
+    assert [load.returncode for load in loads] == [0, 0], outcomes
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()) == ["first", "second"]
+    finally:
+        con.close()
