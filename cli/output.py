@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import enum
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -55,6 +56,8 @@ def _json_value(value: Any) -> Any:
         return [_json_value(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no NaN or Infinity
     return value
 
 
@@ -82,7 +85,7 @@ def write_rows(rows: Rows, fmt: Format, stream: TextIO) -> None:
     """Write ``rows`` to ``stream`` in ``fmt``."""
     if fmt is Format.json:
         stream.write(json.dumps([{k: _json_value(v) for k, v in d.items()} for d in rows.dicts()],
-                                ensure_ascii=False, indent=2))
+                                ensure_ascii=False, indent=2, allow_nan=False))
         stream.write("\n")
     elif fmt is Format.csv:
         writer = csv.writer(stream, lineterminator="\n")

@@ -298,3 +298,11 @@ def test_two_loads_started_together_both_succeed_with_wait(db: Path) -> None:
         assert sorted(r[0] for r in con.execute("SELECT run_id FROM runs").fetchall()) == ["first", "second"]
     finally:
         con.close()
+
+
+def test_json_output_writes_null_for_nan_and_infinity(cli) -> None:
+    cli("seed")
+    result = cli("sql", "SELECT 'nan'::DOUBLE AS a, 'inf'::DOUBLE AS b, ['-inf'::DOUBLE, 1.5] AS c", "-f", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == [{"a": None, "b": None, "c": [None, 1.5]}]
+    assert "NaN" not in result.stdout and "Infinity" not in result.stdout
