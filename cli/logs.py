@@ -21,7 +21,7 @@ import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
-from evalwh.sources import check_utf8
+from evalwh.sources import check_utf8, line_blocks
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, one, scalar
 
@@ -102,19 +102,15 @@ BLANK_TAIL = re.compile(rb"[ \t\r]+")
 
 def has_blank_line(path: Path, block: int = 1 << 24) -> bool:
     """Whether a line holds nothing but spaces, tabs and carriage returns: a line ended by a newline,
-    or a non-empty last line after the file's last newline. Reads blocks of whole lines, so each
-    block starts a line."""
-    carry, seen_newline = b"", False
-    with path.open("rb") as handle:
-        while chunk := handle.read(block):
-            data = carry + chunk
-            cut = data.rfind(b"\n") + 1
-            data, carry = data[:cut], data[cut:]
-            if data:
-                seen_newline = True
-                if BLANK_FIRST.match(data) or BLANK_INNER.search(data):
-                    return True
-    return seen_newline and BLANK_TAIL.fullmatch(carry) is not None
+    or a non-empty last line after the file's last newline."""
+    seen_newline = False
+    for data, is_tail in line_blocks(path, block):
+        if is_tail:
+            return seen_newline and BLANK_TAIL.fullmatch(data) is not None
+        seen_newline = True
+        if BLANK_FIRST.match(data) or BLANK_INNER.search(data):
+            return True
+    return False
 
 
 def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:

@@ -10,6 +10,7 @@ error can name the line), and leaves a temp table ``stg_<kind>`` with a 1-based
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,32 +45,38 @@ def find_input(directory: Path, kind: str) -> Path | None:
     return found[0] if found else None
 
 
+def line_blocks(path: Path, block: int = 1 << 24) -> Iterator[tuple[bytes, bool]]:
+    """The file's bytes in large blocks of whole lines, each ending with a newline, then what follows
+    the last newline (possibly empty): ``(data, is_tail)``. Every block starts a line."""
+    carry = b""
+    with path.open("rb") as handle:
+        while chunk := handle.read(block):
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1
+            data, carry = data[:cut], data[cut:]
+            if data:
+                yield data, False
+    yield carry, True
+
+
 def check_utf8(path: Path, block: int = 1 << 24) -> None:
     """Raise InputError naming the first line that is not valid UTF-8.
 
     Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
     """
-    line_base, carry = 0, b""
-    with path.open("rb") as handle:
-        while True:
-            chunk = handle.read(block)
-            data = carry + chunk
-            if chunk:  # keep a trailing partial line for the next block
-                cut = data.rfind(b"\n") + 1
-                data, carry = data[:cut], data[cut:]
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                for line_no, raw in enumerate(data.split(b"\n"), start=line_base + 1):
-                    try:
-                        raw.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise InputError(
-                            path.name, f"line {line_no}, byte {exc.start + 1}: text is not valid UTF-8"
-                        ) from exc
-            line_base += data.count(b"\n")
-            if not chunk:
-                return
+    line_base = 0
+    for data, _ in line_blocks(path, block):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            for line_no, raw in enumerate(data.split(b"\n"), start=line_base + 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(
+                        path.name, f"line {line_no}, byte {exc.start + 1}: text is not valid UTF-8"
+                    ) from exc
+        line_base += data.count(b"\n")
 
 
 def quote_ident(name: str) -> str:

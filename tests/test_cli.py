@@ -7,6 +7,8 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -150,15 +152,25 @@ def test_newer_schema_is_refused_with_exit_3(cli, db: Path) -> None:
         assert "is newer than this evalwh supports" in result.stderr
 
 
-def test_locked_warehouse_is_exit_3(cli, db: Path) -> None:
-    cli("init")
+@contextmanager
+def lock_held(db: Path, seconds: float) -> Iterator[None]:
+    """Another process holds the warehouse open for writing for ``seconds``, then lets go."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
-         "time.sleep(60)", str(db)],
+         "time.sleep(float(sys.argv[2])); c.close()", str(db), str(seconds)],
         stdout=subprocess.PIPE, text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_locked_warehouse_is_exit_3(cli, db: Path) -> None:
+    cli("init")
+    with lock_held(db, 60):
         result = cli("--wait", "0", "seed")
         assert result.exit_code == 3
         assert result.stdout == ""
@@ -169,27 +181,15 @@ def test_locked_warehouse_is_exit_3(cli, db: Path) -> None:
             f"evalwh: {db} is locked by another process; waiting up to 0.5 s",
             f"evalwh: error: {db}: the warehouse is locked by another process (waited 0.5 s; --wait sets how long)",
         ]
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_a_writer_waits_for_the_lock_to_be_released(cli, db: Path) -> None:
     cli("init")
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
-         "time.sleep(2); c.close()", str(db)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with lock_held(db, 2):
         result = cli("--wait", "60", "seed")
         assert result.exit_code == 0, result.stderr
         assert result.stderr.startswith(f"evalwh: {db} is locked by another process; waiting up to 60 s\n")
         assert "loaded run 'chapter3'" in result.stderr
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_thresholds_option(cli, tmp_path: Path) -> None:
