@@ -16,7 +16,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 from evalwh import __version__, check, compare, history, loader, logs, queries, report, warehouse
-from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for
+from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, os_error_message
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
 from evalwh.resources import seed_dir, seed_names
@@ -59,6 +59,8 @@ def handles_errors(command: F) -> F:
             command(*args, **kwargs)
         except EvalwhError as exc:
             raise fail(str(exc), exit_code_for(exc)) from None
+        except OSError as exc:  # a file evalwh was asked to read or write: unreadable, or no such folder
+            raise fail(os_error_message(exc), exit_code_for(exc)) from None
         except duckdb.Error as exc:
             raise fail(str(exc).splitlines()[0], ExitCode.WAREHOUSE) from None
 
@@ -169,6 +171,10 @@ def load(
     premise_marker: Annotated[
         Optional[str], typer.Option("--premise-marker", help="Answer prefix flagging a false premise (overrides run.toml).")
     ] = None,
+    allow_extra: Annotated[
+        bool, typer.Option("--allow-extra", help="Ignore files and columns evalwh does not read instead of "
+                           "refusing them (claims.json, a misspelt column).")
+    ] = False,
 ) -> None:
     """Validate a run folder and load it as one run, all or nothing.
 
@@ -179,7 +185,7 @@ def load(
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = loader.load_run(
         db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
-        overrides=overrides,
+        overrides=overrides, allow_extra=allow_extra,
     )
     report_load(result)
 

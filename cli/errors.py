@@ -29,17 +29,33 @@ class UsageError(EvalwhError):
 class InputError(EvalwhError):
     """An input file is missing or malformed; the message names file, row and column."""
 
-    def __init__(self, file: str, message: str, row: int | None = None, column: str | None = None) -> None:
+    def __init__(
+        self, file: str, message: str, row: int | None = None, column: str | None = None, line: int | None = None
+    ) -> None:
         self.file = file
         self.row = row
         self.column = column
+        self.line = line  # the file line of ``row``, given when it is not the obvious one
         self.detail = message
         where = [file]
         if row is not None:
-            where.append(f"row {row}")
+            where.append(f"row {row}" + (f" (line {line})" if line is not None else ""))
         if column is not None:
             where.append(f"column {column}")
         super().__init__(f"{', '.join(where)}: {message}")
+
+    def at_line(self, line: int) -> InputError:
+        """The same error, also naming the file line its row starts on."""
+        return InputError(self.file, self.detail, row=self.row, column=self.column, line=line)
+
+
+SHOWN_CHARACTERS = 200
+
+
+def clip(value: object) -> str:
+    """``repr`` of a value for a message, never longer than 200 characters of the value."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 1] + "…"
 
 
 class WarehouseError(EvalwhError):
@@ -50,6 +66,12 @@ def exit_code_for(error: BaseException) -> ExitCode:
     """Map an exception to the exit code the CLI returns for it."""
     if isinstance(error, WarehouseError):
         return ExitCode.WAREHOUSE
-    if isinstance(error, (UsageError, InputError)):
+    if isinstance(error, (UsageError, InputError, OSError)):
         return ExitCode.USAGE
     return ExitCode.WAREHOUSE
+
+
+def os_error_message(error: OSError) -> str:
+    """``path: reason`` for a file that could not be read or written."""
+    reason = error.strerror or str(error)
+    return f"{error.filename}: {reason.lower()}" if error.filename else reason

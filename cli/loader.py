@@ -22,7 +22,9 @@ from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
 from evalwh.retrieval import write_builtin_retrieval
 from evalwh.settings import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
-from evalwh.sources import Staged, check_utf8, find_input, quote_ident, stage
+from evalwh.encoding import check_utf8
+from evalwh.locate import csv_line_of_row, jsonl_line_of_row
+from evalwh.sources import Staged, check_directory, find_input, quote_ident, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.validate import (
     EXPECTED_SQL,
@@ -63,16 +65,48 @@ def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], s
     return sorted(set(words)), "stopwords.txt"
 
 
+def with_line(error: InputError, paths: dict[str, Path | None]) -> InputError:
+    """The error, also naming the line its row starts on where that is not the obvious line
+    (blank lines skipped, a quoted field spanning lines)."""
+    path = next((p for p in paths.values() if p is not None and p.name == error.file), None)
+    if path is None or error.row is None or error.line is not None or path.suffix == ".parquet":
+        return error
+    if path.suffix == ".jsonl":
+        line, obvious = jsonl_line_of_row(path, error.row), error.row
+    else:
+        line, obvious = csv_line_of_row(path, "\t" if path.suffix == ".tsv" else ",", error.row), error.row + 1
+    return error if line is None or line == obvious else error.at_line(line)
+
+
 def stage_directory(
     con: duckdb.DuckDBPyConnection,
     directory: Path,
     settings: RunSettings,
     advance: Callable[[int], None] = lambda n: None,
+    allow_extra: bool = False,
 ) -> dict[str, Staged]:
-    """Find, read and validate every input file of a run directory; ``advance(1)`` after each file."""
+    """Find, read and validate every input file of a run directory; ``advance(1)`` after each file.
+
+    An input-looking file or a column evalwh does not know is an error unless ``allow_extra``.
+    """
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
+    check_directory(directory, SPECS, allow_extra)
     paths = {kind: find_input(directory, kind) for kind in SPECS}
+    try:
+        return _stage_and_validate(con, directory, paths, settings, advance, allow_extra)
+    except InputError as exc:
+        raise with_line(exc, paths) from exc.__cause__
+
+
+def _stage_and_validate(
+    con: duckdb.DuckDBPyConnection,
+    directory: Path,
+    paths: dict[str, Path | None],
+    settings: RunSettings,
+    advance: Callable[[int], None],
+    allow_extra: bool,
+) -> dict[str, Staged]:
     if paths["claims"] is None and paths["questions"] is None:
         raise InputError(str(directory / "claims.csv"), "missing file: a run needs claims or questions (or both)")
     if paths["chunks"] is None and paths["claims"] is not None:
@@ -83,7 +117,7 @@ def stage_directory(
         if path is None:
             continue
         spec = SPECS[kind]
-        staged[kind] = stage(con, path, kind, spec.required + spec.optional, spec.list_columns)
+        staged[kind] = stage(con, path, kind, spec.required + spec.optional, spec.list_columns, allow_extra)
         validate_table(con, staged[kind], spec)
         advance(1)
     claims = staged.get("claims")
@@ -341,10 +375,12 @@ def load_run(
     thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
     source: str | None = None,
     overrides: dict[str, Any] | None = None,
+    allow_extra: bool = False,
 ) -> LoadResult:
     """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``.
 
-    ``overrides`` (retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml.
+    ``overrides`` (retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml;
+    ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them.
     """
     run_id = check_run_name(run if run is not None else directory.resolve().name)
     if not thresholds:
@@ -362,7 +398,7 @@ def load_run(
         register_native_macros(con)
         register_reader_udfs(con)
         with progress(f"load {run_id}", len(SPECS) + 1) as advance:
-            staged = stage_directory(con, directory, settings, advance)
+            staged = stage_directory(con, directory, settings, advance, allow_extra)
             stopwords, stop_source = read_stopwords(directory, settings)
             advance(len(SPECS) - len(staged))
             params = {

@@ -21,7 +21,7 @@ import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
-from evalwh.sources import check_utf8, line_blocks
+from evalwh.encoding import check_utf8, line_blocks
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, one, scalar
 

@@ -1,24 +1,35 @@
 """Reading one input file into a staging table, whatever its format.
 
-A run directory holds ``chunks``, ``claims``, ``citations`` and ``questions``,
-each as ``.csv``, ``.tsv``, ``.jsonl`` or ``.parquet``. DuckDB's readers do the
-parsing; this module picks the reader, checks the bytes are UTF-8 first (so the
-error can name the line), and leaves a temp table ``stg_<kind>`` with a 1-based
-``row_no`` and every requested column as VARCHAR (list columns as VARCHAR[]).
+A run directory holds ``chunks``, ``claims``, ``citations`` and ``questions``
+(and optionally ``retrievals``, ``responses``, ``grades``), each as ``.csv``,
+``.tsv``, ``.jsonl`` or ``.parquet``, plus ``run.toml`` and ``stopwords.txt``.
+DuckDB's readers do the parsing; this module picks the reader, checks the bytes
+are UTF-8 first (so the error can name the line), refuses files and columns it
+does not know and values of the wrong type, and leaves a temp table
+``stg_<kind>`` with a 1-based ``row_no`` and every known column as VARCHAR
+(list columns as VARCHAR[]).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-from evalwh.errors import InputError
+from evalwh.encoding import check_utf8
+from evalwh.errors import SHOWN_CHARACTERS, InputError
+from evalwh.locate import csv_bad_utf8, csv_syntax_error
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
-TEXT_FORMATS = {".csv", ".tsv", ".jsonl"}
+OTHER_FILES: tuple[str, ...] = ("run.toml", "stopwords.txt")
+# names that look like something a user meant evalwh to read
+INPUT_SUFFIXES = {*FORMATS, ".json", ".ndjson", ".txt", ".toml", ".xlsx", ".gz", ".zst", ".bz2", ".zip"}
+# DuckDB's default longest CSV line; a file with longer lines is read again with room for them
+DEFAULT_MAX_LINE = 2_000_000
+MAX_LINE_RETRIES = 4
 
 
 @dataclass(frozen=True)
@@ -29,11 +40,74 @@ class Staged:
     path: Path
     table: str
     columns: frozenset[str]
+    extra: tuple[str, ...] = ()  # columns evalwh does not read, in file order (refused unless --allow-extra)
 
     @property
     def name(self) -> str:
         """The file name used in error messages."""
         return self.path.name
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """What a column may hold in a typed format: the JSON types and the Parquet (DuckDB) types allowed."""
+
+    described: str
+    json_types: frozenset[str]
+    duckdb_types: frozenset[str]
+
+
+INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                           "UINTEGER", "UBIGINT", "UHUGEINT"})
+TEXT = ValueType("a string", frozenset({"VARCHAR"}), frozenset({"VARCHAR"}))
+TEXT_LIST = ValueType("a list of chunk ids", frozenset({"ARRAY"}), frozenset({"VARCHAR[]"}))
+WHOLE_NUMBER = ValueType("a whole number", frozenset({"BIGINT", "UBIGINT", "DOUBLE", "VARCHAR"}),
+                         INTEGER_TYPES | {"VARCHAR"})
+NUMBER = ValueType("a number", frozenset({"BIGINT", "UBIGINT", "DOUBLE", "VARCHAR"}),
+                   INTEGER_TYPES | {"FLOAT", "DOUBLE", "VARCHAR"})
+BOOLEAN = ValueType("true or false", frozenset({"BOOLEAN", "VARCHAR"}), frozenset({"BOOLEAN", "VARCHAR"}))
+# columns that are not text; every other column is TEXT, list columns TEXT_LIST
+TYPED_COLUMNS: dict[str, ValueType] = {"rank": WHOLE_NUMBER, "score": NUMBER, "refused": BOOLEAN}
+
+
+def value_type(column: str, list_columns: Iterable[str]) -> ValueType:
+    """The type a column of an input file must have."""
+    return TEXT_LIST if column in list_columns else TYPED_COLUMNS.get(column, TEXT)
+
+
+def closest(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to ``name``, or nothing."""
+    options = sorted(known)
+    same_case = [k for k in options if k.lower() == name.lower()]
+    match = same_case or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def check_directory(directory: Path, kinds: Iterable[str], allow_extra: bool) -> None:
+    """Every input-looking entry of a run folder is one evalwh reads, and each of those is a readable file.
+
+    Dot files and files that do not look like input (README.md, notes.pdf) are left alone; with
+    ``allow_extra`` unknown input-looking files are too.
+    """
+    kinds = set(kinds)
+    known = {f"{kind}{ext}" for kind in kinds for ext in FORMATS} | set(OTHER_FILES)
+    for entry in sorted(directory.iterdir()):
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if name in known:
+            if entry.is_symlink() and not entry.exists():
+                raise InputError(name, f"broken link (it points to {str(entry.readlink())!r}, which does not exist)")
+            if entry.is_dir():
+                raise InputError(name, "is a directory, not a file")
+            if not entry.is_file():
+                raise InputError(name, "is not a regular file")
+            continue
+        stem = name.split(".", 1)[0].lower()
+        looks_like_input = entry.suffix.lower() in INPUT_SUFFIXES or stem in kinds | {"run", "stopwords"}
+        if looks_like_input and not allow_extra:
+            raise InputError(name, f"not a file evalwh reads{closest(name, known)}; rename it, "
+                                   "or pass --allow-extra to ignore it")
 
 
 def find_input(directory: Path, kind: str) -> Path | None:
@@ -45,40 +119,6 @@ def find_input(directory: Path, kind: str) -> Path | None:
     return found[0] if found else None
 
 
-def line_blocks(path: Path, block: int = 1 << 24) -> Iterator[tuple[bytes, bool]]:
-    """The file's bytes in large blocks of whole lines, each ending with a newline, then what follows
-    the last newline (possibly empty): ``(data, is_tail)``. Every block starts a line."""
-    carry = b""
-    with path.open("rb") as handle:
-        while chunk := handle.read(block):
-            data = carry + chunk
-            cut = data.rfind(b"\n") + 1
-            data, carry = data[:cut], data[cut:]
-            if data:
-                yield data, False
-    yield carry, True
-
-
-def check_utf8(path: Path, block: int = 1 << 24) -> None:
-    """Raise InputError naming the first line that is not valid UTF-8.
-
-    Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
-    """
-    line_base = 0
-    for data, _ in line_blocks(path, block):
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            for line_no, raw in enumerate(data.split(b"\n"), start=line_base + 1):
-                try:
-                    raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(
-                        path.name, f"line {line_no}, byte {exc.start + 1}: text is not valid UTF-8"
-                    ) from exc
-        line_base += data.count(b"\n")
-
-
 def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -87,22 +127,10 @@ def _sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _locate_csv_encoding_error(con: duckdb.DuckDBPyConnection, path: Path, delim: str) -> InputError:
-    """Re-read a CSV whose bytes are not UTF-8 as Latin-1 to name the row and column at fault."""
-    rel = con.sql(
-        f"SELECT * FROM read_csv({_sql_literal(str(path))}, header=true, all_varchar=true, "
-        f"delim={_sql_literal(delim)}, quote='\"', escape='\"', encoding='latin-1')"
-    )
-    names = rel.columns
-    for row_no, row in enumerate(rel.fetchall(), start=1):
-        for column, value in zip(names, row, strict=True):
-            if value is None:
-                continue
-            try:
-                value.encode("latin-1").decode("utf-8")
-            except UnicodeDecodeError:
-                return InputError(path.name, "text is not valid UTF-8", row=row_no, column=column)
-    return InputError(path.name, "text is not valid UTF-8")
+def _reader_message(exc: duckdb.Error) -> str:
+    """The first lines of a DuckDB reader error, with any echoed data cut to 200 characters."""
+    detail = " ".join(str(exc).splitlines()[:2]).replace("Invalid Input Error: ", "")
+    return re.sub(r"(Original Line: )(.{%d}).+" % SHOWN_CHARACTERS, r"\1\2…", detail)
 
 
 def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
@@ -112,18 +140,33 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
     try:
         check_utf8(path)
     except InputError as exc:
-        located = _locate_csv_encoding_error(con, path, delim)
-        raise (located if located.row is not None else exc) from None
+        located = csv_bad_utf8(path, delim)
+        if located is None:
+            raise
+        row, column, line = located
+        raise InputError(path.name, exc.detail.split(": ", 1)[1], row=row, column=column,
+                         line=None if line == row + 1 else line) from None
     rejects, scans = f"{raw}_rejects", f"{raw}_scans"
-    try:
-        con.execute(
-            f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({_sql_literal(str(path))}, header=true, "
-            f"all_varchar=true, delim={_sql_literal(delim)}, quote='\"', escape='\"', strict_mode=true, "
-            f"store_rejects=true, rejects_table={_sql_literal(rejects)}, rejects_scan={_sql_literal(scans)})"
-        )
-    except duckdb.Error as exc:
-        detail = " ".join(str(exc).splitlines()[:2]).replace("Invalid Input Error: ", "")
-        raise InputError(path.name, f"cannot parse as {path.suffix[1:].upper()}: {detail}") from exc
+    max_line = DEFAULT_MAX_LINE
+    for _ in range(MAX_LINE_RETRIES):
+        try:
+            con.execute(
+                f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({_sql_literal(str(path))}, header=true, "
+                f"all_varchar=true, delim={_sql_literal(delim)}, quote='\"', escape='\"', strict_mode=true, "
+                f"max_line_size={max_line}, store_rejects=true, rejects_table={_sql_literal(rejects)}, "
+                f"rejects_scan={_sql_literal(scans)})"
+            )
+            break
+        except duckdb.Error as exc:
+            longer = re.search(r"Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)", str(exc))
+            if longer:  # a valid file with long lines: read it again with room for them
+                max_line = max(2 * max_line, int(longer.group(1)) + 1)
+                continue
+            where = csv_syntax_error(path, delim)
+            detail = where if where is not None else _reader_message(exc)
+            raise InputError(path.name, f"cannot parse as {path.suffix[1:].upper()}: {detail}") from exc
+    else:
+        raise InputError(path.name, f"a line is longer than {max_line:,} bytes")
     reject = con.execute(
         f"SELECT line, column_name, error_type, error_message FROM {rejects} ORDER BY line LIMIT 1"
     ).fetchone()
@@ -136,9 +179,14 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
         raise InputError(path.name, f"{where}: cannot parse: {detail}")
 
 
+def _json_path(key: str) -> str:
+    return _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
+
+
 def _stage_jsonl(
     con: duckdb.DuckDBPyConnection, path: Path, raw: str, wanted: tuple[str, ...], list_columns: set[str]
-) -> None:
+) -> tuple[str, ...]:
+    """Stage the wanted keys of every record; returns the other keys found, in order of first use."""
     check_utf8(path)
     try:
         con.execute(f"CREATE TEMP TABLE {raw}_objects AS SELECT json FROM read_ndjson_objects({_sql_literal(str(path))})")
@@ -153,23 +201,47 @@ def _stage_jsonl(
     ).fetchone()
     if bad:
         raise InputError(path.name, "expected one JSON object per line", row=int(bad[0]))
-    keys = {
-        row[0]
-        for row in con.execute(f"SELECT DISTINCT unnest(json_keys(json)) FROM {raw}_objects").fetchall()
-    }
+    keys = [row[0] for row in con.execute(
+        f"SELECT key FROM (SELECT unnest(json_keys(json)) AS key, rowid AS r FROM {raw}_objects) "
+        "GROUP BY key ORDER BY min(r), key").fetchall()]
+    present = [key for key in wanted if key in keys]
+    _check_json_types(con, path.name, f"{raw}_objects", present, list_columns)
     if not keys:  # an empty file has no rows to lack a column: give it every wanted column
-        columns = ", ".join(
-            f"CAST(NULL AS {'VARCHAR[]' if c in list_columns else 'VARCHAR'}) AS {quote_ident(c)}" for c in wanted
-        )
-        con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {columns} FROM {raw}_objects")
-        return
+        present = list(wanted)
     selects = []
-    for key in sorted(keys):
-        path_expr = _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
+    for key in present:
         extract = "json_extract" if key in list_columns else "json_extract_string"
-        selects.append(f"{extract}(json, {path_expr}) AS {quote_ident(key)}")
+        selects.append(f"{extract}(json, {_json_path(key)}) AS {quote_ident(key)}")
     # qualified: a key named rowid would otherwise be the ORDER BY's output column
     con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects AS o ORDER BY o.rowid")
+    return tuple(key for key in keys if key not in wanted)
+
+
+def _check_json_types(
+    con: duckdb.DuckDBPyConnection, name: str, objects: str, keys: list[str], list_columns: set[str]
+) -> None:
+    """Every value is of its column's JSON type (or null); a list holds only strings."""
+    if not keys:
+        return
+    tests = []
+    for key in keys:
+        kind = value_type(key, list_columns)
+        allowed = ", ".join(_sql_literal(t) for t in sorted(kind.json_types | {"NULL"}))
+        test = f"coalesce(json_type(json, {_json_path(key)}), 'NULL') NOT IN ({allowed})"
+        if kind is TEXT_LIST:
+            test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
+                     "lambda e: json_type(e) <> 'VARCHAR')), FALSE)")
+        tests.append(f"min(CASE WHEN {test} THEN rowid END)")
+    firsts = con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchone() or ()
+    found = [(row, key) for row, key in zip(firsts, keys, strict=True) if row is not None]
+    if found:
+        row, key = min(found)
+        actual = con.execute(f"SELECT json_type(json, {_json_path(key)}) FROM {objects} WHERE rowid = ?",
+                             [row]).fetchone()[0]
+        kind = value_type(key, list_columns)
+        what = "a list holding a value that is not a string" if kind is TEXT_LIST and actual == "ARRAY" \
+            else JSON_TYPE_NAMES.get(actual, actual)
+        raise InputError(name, f"expected {kind.described}, found {what}", row=int(row) + 1, column=key)
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
@@ -177,6 +249,31 @@ def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None
         con.execute(f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_parquet({_sql_literal(str(path))})")
     except duckdb.Error as exc:
         raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
+
+
+def _check_parquet_types(name: str, types: Mapping[str, str], list_columns: set[str]) -> None:
+    """Every known column of a Parquet file has a type its values can be read as without change."""
+    for column, duckdb_type in types.items():
+        kind = value_type(column, list_columns)
+        if duckdb_type not in kind.duckdb_types:
+            raise InputError(name, f"expected {kind.described}, found a column of type {duckdb_type}", column=column)
+
+
+def reject_extra_columns(staged: Staged, wanted: tuple[str, ...]) -> None:
+    """Refuse the first column evalwh does not read, suggesting the closest known name."""
+    for column in staged.extra:
+        raise InputError(staged.name, f"unknown column{closest(column, wanted)}; pass --allow-extra to ignore it",
+                         column=shown_name(column))
+
+
+def shown_name(name: str) -> str:
+    """A column name as a message shows it: as written if plain, else quoted; at most 60 characters."""
+    shown = name if name.isprintable() and name.strip() == name and name else repr(name)
+    return shown if len(shown) <= 60 else shown[:59] + "…"
+
+
+JSON_TYPE_NAMES = {"VARCHAR": "a string", "BIGINT": "a number", "UBIGINT": "a number", "DOUBLE": "a number",
+                   "BOOLEAN": "true or false", "OBJECT": "an object", "ARRAY": "a list"}
 
 
 def _check_list_column(con: duckdb.DuckDBPyConnection, staged_name: str, raw: str, column: str) -> None:
@@ -195,26 +292,32 @@ def stage(
     kind: str,
     wanted: tuple[str, ...],
     list_columns: tuple[str, ...] = (),
+    allow_extra: bool = False,
 ) -> Staged:
-    """Load ``path`` into ``temp.stg_<kind>`` (row_no, then the wanted columns the file has)."""
+    """Load ``path`` into ``temp.stg_<kind>`` (row_no, then the wanted columns the file has).
+
+    A column outside ``wanted`` is an error unless ``allow_extra``, when it is ignored.
+    """
     raw = f"raw_{kind}"
+    unread: tuple[str, ...] = ()
     if path.suffix in (".csv", ".tsv"):
         _stage_csv(con, path, raw)
     elif path.suffix == ".jsonl":
-        _stage_jsonl(con, path, raw, wanted, set(list_columns))
+        unread = _stage_jsonl(con, path, raw, wanted, set(list_columns))
     else:
         _stage_parquet(con, path, raw)
-    # a column named rowid would shadow the row order DuckDB keeps: evalwh reads no such column
-    con.execute(f"ALTER TABLE {raw} DROP COLUMN IF EXISTS rowid")
-    present = [
-        row[0]
-        for row in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = 'temp' AND table_name = ? "
-            "ORDER BY column_index",
-            [raw],
-        ).fetchall()
-    ]
-    columns = frozenset(present)
+    types = dict(con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'temp' AND table_name = ? "
+        "ORDER BY column_index",
+        [raw],
+    ).fetchall())
+    extra = () if allow_extra else unread + tuple(column for column in types if column not in wanted)
+    if "rowid" in types:  # ignored with --allow-extra, and it would shadow the row order DuckDB keeps
+        con.execute(f"ALTER TABLE {raw} DROP COLUMN rowid")
+    types = {column: t for column, t in types.items() if column in wanted}
+    if path.suffix == ".parquet":
+        _check_parquet_types(path.name, types, set(list_columns))
+    columns = frozenset(types)
     for column in list_columns:
         if column in columns:
             _check_list_column(con, path.name, raw, column)
@@ -228,9 +331,9 @@ def stage(
     if path.suffix in (".csv", ".tsv"):
         # every column is already text: a view over the raw rows, in file order, copies nothing
         con.execute(f"CREATE TEMP VIEW {table} AS SELECT {', '.join(selects)} FROM {raw}")
-        return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns)
+        return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns, extra=extra)
     try:
         con.execute(f"CREATE TEMP TABLE {table} AS SELECT {', '.join(selects)} FROM {raw} ORDER BY rowid")
     except duckdb.ConversionException as exc:
         raise InputError(path.name, f"cannot read a column as text: {str(exc).splitlines()[0]}") from exc
-    return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns)
+    return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns, extra=extra)

@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 from evalwh.errors import InputError
-from evalwh.sources import Staged, quote_ident
+from evalwh.sources import Staged, quote_ident, reject_extra_columns
 
 EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse", "flag_premise")
 # expected as written -> canonical value: case and surrounding spaces ignored, two aliases accepted
@@ -92,8 +92,9 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
     """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
     for column in spec.required:
         if column not in staged.columns:
-            found = ", ".join(sorted(staged.columns)) or "none"
+            found = ", ".join(sorted(staged.columns | set(staged.extra))) or "none"
             raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
+    reject_extra_columns(staged, spec.required + spec.optional)
     if staged.path.suffix == ".jsonl":
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
         # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
