@@ -77,13 +77,17 @@ def db_path(ctx: typer.Context) -> Path:
     return ctx.obj["db"]
 
 
+class output_options:  # noqa: N801 - a namespace for the global output switches of one invocation
+    safe_csv: bool = False
+
+
 def emit_rows(rows: Rows, fmt: Format, output: Path | None) -> None:
     """Write rows to stdout or, atomically, to a file."""
     if output is None:
-        write_rows(rows, fmt, sys.stdout)
+        write_rows(rows, fmt, sys.stdout, safe_csv=output_options.safe_csv)
     else:
         with atomic_output(output) as handle:
-            write_rows(rows, fmt, handle)
+            write_rows(rows, fmt, handle, safe_csv=output_options.safe_csv)
         note(f"wrote {len(rows.rows)} rows to {output}")
 
 
@@ -105,12 +109,19 @@ def main_options(
         typer.Option("--wait", envvar="EVALWH_WAIT", min=0, metavar="SECONDS",
                      help="How long to wait for a warehouse another process is writing (0: fail at once)."),
     ] = 30.0,
+    safe_csv: Annotated[
+        bool,
+        typer.Option("--safe-csv", envvar="EVALWH_SAFE_CSV",
+                     help="In -f csv output, prefix text cells starting with =, +, -, @ with ' so a spreadsheet "
+                          "shows them instead of running them as formulas (numbers are never changed)."),
+    ] = False,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
     ] = None,
 ) -> None:
     """Global options."""
     ctx.obj = {"db": db}
+    output_options.safe_csv = safe_csv
     warehouse.lock_wait.seconds = wait
 
 
@@ -230,7 +241,8 @@ def materialize(
 def runs(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
     """List the runs, oldest first, with their headline metrics."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.runs(con), fmt, sys.stdout)
+        rows = queries.runs(con)
+    emit_rows(rows, fmt, None)
 
 
 @app.command()
@@ -238,7 +250,8 @@ def runs(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
 def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
     """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.claim_status(con, run), fmt, sys.stdout)
+        rows = queries.claim_status(con, run)
+    emit_rows(rows, fmt, None)
 
 
 @app.command()
@@ -249,7 +262,8 @@ def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = For
 
     A metric that does not apply to the run (no claims, no gold chunks, no responses) is empty."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.metrics(con, run), fmt, sys.stdout)
+        rows = queries.metrics(con, run)
+    emit_rows(rows, fmt, None)
 
 
 @app.command()
@@ -257,7 +271,8 @@ def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = For
 def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
     """Correct refusal decisions per threshold, with the questions each threshold gets wrong."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.sweep(con, run), fmt, sys.stdout)
+        rows = queries.sweep(con, run)
+    emit_rows(rows, fmt, None)
 
 
 @app.command()
@@ -269,7 +284,7 @@ def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Form
     (the totals are in the case_score_summary view and in `evalwh metrics`)."""
     with open_warehouse(db_path(ctx)) as con:
         per_case, totals = queries.case_scores(con, run)
-    write_rows(per_case, fmt, sys.stdout)
+    emit_rows(per_case, fmt, None)
     if fmt is Format.table and totals.rows:
         total = totals.dicts()[0]
         sys.stdout.write(f"retrieval {total['retrieval']}  citation {total['citation']}  refusal {total['refusal']}\n")
@@ -287,7 +302,8 @@ def cases(
 ) -> None:
     """The test cases: question id, expected behaviour, first supporting chunk id or 'none'."""
     with open_warehouse(db_path(ctx)) as con:
-        emit_rows(queries.cases(con, run), fmt, output)
+        rows = queries.cases(con, run)
+    emit_rows(rows, fmt, output)
 
 
 @app.command()
@@ -330,7 +346,7 @@ def diff(
     if fmt is DiffFormat.md:
         sys.stdout.write(compare.diff_markdown(a, b, rows))
     else:
-        write_rows(rows, Format(fmt.value), sys.stdout)
+        emit_rows(rows, Format(fmt.value), None)
 
 
 class CheckFormat(str, Enum):
@@ -422,7 +438,7 @@ def sql(
             rows = queries.read_only_query(con, statement)
         except duckdb.Error as exc:
             raise UsageError(str(exc).splitlines()[0]) from None
-        write_rows(rows, fmt, sys.stdout)
+    emit_rows(rows, fmt, None)
 
 
 logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.",
@@ -445,6 +461,9 @@ def logs_import(
 ) -> None:
     """Append log files as one batch; requests already imported (same source and id) are skipped."""
     result = logs.import_logs(db_path(ctx), paths, fmt, skip_bad)
+    if result.log_batch_id is None:
+        note(f"nothing new ({result.source}): {result.skipped} requests already present; no batch recorded")
+        return
     note(f"imported batch {result.log_batch_id} ({result.source}): {result.requests} new requests, "
          f"{result.skipped} already present, {result.retrievals} retrievals, {result.citations} citations, "
          f"{result.rejects} rejected")
@@ -470,7 +489,8 @@ def logs_show(
 ) -> None:
     """Production logs joined with a run: the run picks the chunk store and the thresholds."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.log_view(con, view.value, run), fmt, sys.stdout)
+        rows = queries.log_view(con, view.value, run)
+    emit_rows(rows, fmt, None)
 
 
 @logs_app.command("batches")
@@ -478,7 +498,8 @@ def logs_show(
 def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
     """List the imported log batches, oldest first."""
     with open_warehouse(db_path(ctx)) as con:
-        write_rows(queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at"), fmt, sys.stdout)
+        rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at")
+    emit_rows(rows, fmt, None)
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")
 class ImportResult:
     """What an import added."""
 
-    log_batch_id: str
+    log_batch_id: str | None  # None when nothing was new, and no batch was recorded
     source: str
     requests: int
     skipped: int
@@ -92,7 +92,18 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
         check_utf8(path)
         if not _read_json_lines_fast(con, path):
             _read_json_lines_exact(con, path)
-    con.execute("CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines WHERE record IS NOT NULL")
+    con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
+    con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
+    _raw_view(con)
+
+
+def _raw_view(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> None:
+    """``log_raw``: the records that are JSON objects and not set aside as bad (and meet ``where``)."""
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines AS l "
+        "WHERE record IS NOT NULL AND NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = l.file "
+        f"AND b.line = l.line) AND {where}"
+    )
 
 
 BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
@@ -172,9 +183,11 @@ def detect_format(con: duckdb.DuckDBPyConnection) -> str:
 
 REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
     ("request_id IS NULL OR request_id = ''", "missing request id"),
-    ("ts_text IS NOT NULL AND TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL", "timestamp is not ISO 8601"),
+    # DuckDB also reads 'infinity' and 'epoch' as timestamps: a log time is a date and a time
+    ("ts_text IS NOT NULL AND (TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL OR NOT regexp_matches(trim(ts_text), "
+     "'^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}|$)'))", "timestamp is not ISO 8601"),
     ("refused_text IS NOT NULL AND TRY_CAST(refused_text AS BOOLEAN) IS NULL", "refused is not a boolean"),
-    ("first_line < line", "request id already used earlier in this import"),
+    ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import"),
 )
 
 
@@ -188,21 +201,80 @@ def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
 
 
 def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
-    """Find malformed records; raise for the first unless ``skip_bad``, which keeps them in ``bad``."""
-    con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
-    con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
+    """Find malformed requests; raise for the first bad record unless ``skip_bad``, which keeps them in ``bad``."""
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, min(line) AS first_line "
+        "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, min({'file': file, 'line': line}) AS first_seen "
         "FROM norm_requests GROUP BY request_id"
     )
     raw, join = _raw_join(con)
-    checked = (f"SELECT n.*, f.first_line, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n "
+    checked = (f"SELECT n.*, f.first_seen, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n "
                f"LEFT JOIN temp.first_lines AS f USING (request_id){join}")
     for condition, message in REQUEST_CHECKS:
         con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, raw_text FROM ({checked}) WHERE {condition}")
+    _raise_first_bad(con, skip_bad)
+
+
+def _raise_first_bad(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
     first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line LIMIT 1").fetchone()
     if first and not skip_bad:
         raise InputError(first[0], f"line {first[1]}: {first[2]} (use --skip-bad to set such lines aside)")
+
+
+def _check_records(con: duckdb.DuckDBPyConnection, fmt: str, skip_bad: bool) -> None:
+    """Set aside records whose fields have the wrong type (``<format>_checks.sql``, where the format has one)."""
+    checks = _format_file(f"{fmt}_checks")
+    if checks.is_file():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE typed_bad AS {checks.read_text(encoding='utf-8')}")
+        con.execute("INSERT INTO bad SELECT t.file, t.line, t.error, CAST(l.record AS VARCHAR) FROM temp.typed_bad AS t "
+                    "JOIN temp.log_lines AS l USING (file, line)")
+    _raise_first_bad(con, skip_bad)
+
+
+def _normalise_or_set_aside(con: duckdb.DuckDBPyConnection, fmt: str, skip_bad: bool) -> None:
+    """Run the format's SELECTs; a record they cannot read (a list that is a string, a number out of
+    range) is found by halving the records, then reported or, with ``skip_bad``, set aside."""
+    while True:
+        try:
+            _normalise(con, fmt)
+            return
+        except duckdb.Error as exc:
+            failure = str(exc).splitlines()[0]
+        file, line = _first_unreadable(con, fmt)
+        if file is None:  # every record alone is readable: not a problem of one record
+            raise duckdb.Error(failure)
+        con.execute("INSERT INTO bad SELECT file, line, $error, CAST(record AS VARCHAR) FROM temp.log_lines "
+                    "WHERE file = $file AND line = $line",
+                    {"error": f"does not fit the {fmt} format ({failure})", "file": file, "line": line})
+        _raw_view(con)
+        _raise_first_bad(con, skip_bad)
+
+
+def _first_unreadable(con: duckdb.DuckDBPyConnection, fmt: str) -> tuple[str | None, int | None]:
+    """The first record (by file and line) the format's SELECTs fail on, found by bisection."""
+    con.execute("CREATE OR REPLACE TEMP TABLE record_keys AS SELECT file, line, "
+                "row_number() OVER (ORDER BY file, line) AS k FROM log_raw")
+    low, high = 1, scalar(con, "SELECT count(*) FROM temp.record_keys")
+
+    def fails(first: int, last: int) -> bool:
+        _raw_view(con, f"(file, line) IN (SELECT (file, line) FROM temp.record_keys WHERE k BETWEEN {first} AND {last})")
+        try:
+            _normalise(con, fmt)
+            return False
+        except duckdb.Error:
+            return True
+
+    try:
+        if high == 0 or not fails(low, high):
+            return None, None
+        while low < high:
+            middle = (low + high) // 2
+            if fails(low, middle):
+                high = middle
+            else:
+                low = middle + 1
+        return tuple(con.execute("SELECT file, line FROM temp.record_keys WHERE k = ?", [low]).fetchone())
+    finally:
+        _raw_view(con)
 
 
 def _normalise(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
@@ -233,7 +305,8 @@ def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: b
         with progress("import logs", 3) as advance:
             _read_raw(con, paths)
             source = fmt or detect_format(con)
-            _normalise(con, source)
+            _check_records(con, source, skip_bad)
+            _normalise_or_set_aside(con, source, skip_bad)
             _collect_rejects(con, skip_bad)
             advance(1)
             result = _write_batch(con, db, source, paths)
@@ -260,6 +333,10 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
             {"source": source},
         )
         valid = scalar(con, "SELECT count(*) FROM temp.valid_lines")
+        new, rejects = one(con, "SELECT (SELECT count(*) FROM temp.new_requests), (SELECT count(*) FROM temp.bad)")
+        if new == 0 and rejects == 0:  # nothing to add: no batch is recorded
+            con.execute("ROLLBACK")
+            return ImportResult(None, source, 0, valid, 0, 0, 0)
         params = {"batch": batch, "source": source}
         raw, join = _raw_join(con)
         con.execute(

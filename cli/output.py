@@ -1,8 +1,12 @@
 """The one writer for rows: stdout is data, in ``table``, ``csv``, ``json`` or ``tsv``.
 
 ``table`` is for people (Rich); ``csv`` and ``json`` are for programs;
-``tsv`` is tab-separated with no header, the shape of the chapter's cases.tsv.
-Lists print as JSON arrays in csv and tsv, and comma-joined in tables.
+``tsv`` is tab-separated with no header, the shape of the chapter's cases.tsv,
+with backslash, tab, newline and carriage return written as ``\\``, ``\t``,
+``\n`` and ``\r`` so a field never breaks a line. Lists print as JSON arrays in
+csv and tsv, and comma-joined in tables. ``safe_csv`` prefixes text cells a
+spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``,
+tab or carriage return) with ``'``; numbers are never changed.
 """
 
 from __future__ import annotations
@@ -71,6 +75,22 @@ def _flat_value(value: Any) -> str:
     return str(value)
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A text value a spreadsheet would read as a formula, prefixed with ``'``; anything else unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def tsv_field(value: Any) -> str:
+    """One tab-separated field: the flat text with backslash, tab and line breaks escaped."""
+    return _flat_value(value).translate(TSV_ESCAPES)
+
+
 def _table_value(value: Any) -> str:
     if value is None:
         return ""
@@ -81,8 +101,8 @@ def _table_value(value: Any) -> str:
     return _flat_value(value)
 
 
-def write_rows(rows: Rows, fmt: Format, stream: TextIO) -> None:
-    """Write ``rows`` to ``stream`` in ``fmt``."""
+def write_rows(rows: Rows, fmt: Format, stream: TextIO, safe_csv: bool = False) -> None:
+    """Write ``rows`` to ``stream`` in ``fmt``; ``safe_csv`` neutralises formula-looking text cells in csv."""
     if fmt is Format.json:
         stream.write(json.dumps([{k: _json_value(v) for k, v in d.items()} for d in rows.dicts()],
                                 ensure_ascii=False, indent=2, allow_nan=False))
@@ -90,10 +110,12 @@ def write_rows(rows: Rows, fmt: Format, stream: TextIO) -> None:
     elif fmt is Format.csv:
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(rows.columns)
-        writer.writerows([_flat_value(v) for v in row] for row in rows.rows)
+        cell = (lambda v: spreadsheet_safe(_flat_value(v)) if isinstance(v, str) else _flat_value(v)) \
+            if safe_csv else _flat_value
+        writer.writerows([cell(v) for v in row] for row in rows.rows)
     elif fmt is Format.tsv:
         for row in rows.rows:
-            stream.write("\t".join(_flat_value(v) for v in row) + "\n")
+            stream.write("\t".join(tsv_field(v) for v in row) + "\n")
     else:
         table = Table(*(escape(c) for c in rows.columns), show_edge=True, header_style="bold")
         for row in rows.rows:

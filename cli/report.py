@@ -22,7 +22,7 @@ from evalwh.history import (
     previous_run,
     status_changes,
 )
-from evalwh.output import atomic_output
+from evalwh.output import atomic_output, spreadsheet_safe
 from evalwh.progress import progress
 from evalwh.templates import render
 from evalwh.warehouse import one, open_warehouse, resolve_run, scalar
@@ -292,7 +292,9 @@ def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) ->
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow([d[0] for d in rel.description])
         while batch := rel.fetchmany(10_000):
-            writer.writerows([cid, status, json.dumps(ids, ensure_ascii=False), text, quote]
+            # a file for spreadsheets: text that would run as a formula is prefixed with '
+            writer.writerows([spreadsheet_safe(cid), status, json.dumps(ids, ensure_ascii=False),
+                              spreadsheet_safe(text), spreadsheet_safe(quote)]
                              for cid, status, ids, text, quote in batch)
 
 
@@ -315,13 +317,15 @@ def build_report(
         raise UsageError("--max-rows must be at least 1")
     if not 0 <= judge_tolerance <= 1:
         raise UsageError("--judge-tolerance must be between 0 and 1")
-    with open_warehouse(db) as con, progress("report", 3) as advance:
-        data = gather(con, run, max_rows, judge_tolerance)
-        advance(1)
-        if output is not None:
-            csv_path = claims_csv_path(output)
-            write_claims_csv(con, data.run["run_id"], csv_path)
-            data.claims_csv = csv_path.name
+    with progress("report", 3) as advance:
+        # the warehouse is open only while the report's rows are read; rendering happens after
+        with open_warehouse(db) as con:
+            data = gather(con, run, max_rows, judge_tolerance)
+            advance(1)
+            if output is not None:
+                csv_path = claims_csv_path(output)
+                write_claims_csv(con, data.run["run_id"], csv_path)
+                data.claims_csv = csv_path.name
         advance(1)
         text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN).rstrip("\n") + "\n"
         if output is not None:

@@ -14,7 +14,9 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
+# what makes a line a list item, a numbered item or a heading underline when a value starts it
+MD_LINE_START = re.compile(r"^([-+=])(?=\s|$)|^(\d+)([.)])(?=\s|$)")
 
 
 def md_escape(value: Any) -> Any:
@@ -26,7 +28,8 @@ def md_escape(value: Any) -> Any:
     text = str(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = MD_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"\s*[\r\n]+\s*", " ", text)
+    text = re.sub(r"\s*[\r\n]+\s*", " ", text)
+    return MD_LINE_START.sub(lambda m: f"\\{m.group(1)}" if m.group(1) else f"{m.group(2)}\\{m.group(3)}", text)
 
 
 def fmt_number(value: Any, digits: int = 3) -> str:

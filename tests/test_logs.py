@@ -69,10 +69,10 @@ def test_import_twice_adds_nothing(chapter_db: Path) -> None:
     assert "4 new requests, 0 already present" in first.stderr
     second = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"), "--format", "evalwh")
     assert second.exit_code == 0
-    assert "0 new requests, 4 already present" in second.stderr
+    assert second.stderr == "evalwh: nothing new (evalwh): 4 requests already present; no batch recorded\n"
     assert rows(chapter_db, "SELECT count(*), count(DISTINCT request_id) FROM log_requests") == [(4, 4)]
     assert rows(chapter_db, "SELECT count(*) FROM log_citations") == [(4,)]
-    assert rows(chapter_db, "SELECT count(*) FROM log_batches") == [(2,)]
+    assert rows(chapter_db, "SELECT count(*) FROM log_batches") == [(1,)]  # a re-import records no empty batch
 
 
 def test_malformed_line_names_file_and_line(chapter_db: Path, tmp_path: Path) -> None:
