@@ -15,8 +15,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from evalwh.errors import UsageError
-from evalwh.history import metric_values, previous_run
+from evalwh.errors import UsageError, closest
+from evalwh.history import LOG_METRICS, metric_values, previous_run
 from evalwh.templates import fmt_number, render
 from evalwh.warehouse import open_warehouse, resolve_run
 
@@ -79,7 +79,13 @@ def parse_condition(kind: str, text: str) -> Condition:
 
 
 def evaluate(condition: Condition, now: dict[str, float | None], before: dict[str, float | None] | None) -> Outcome:
-    """Check one condition against the run's metrics (and the previous run's for max-drop)."""
+    """Check one condition against the run's metrics (and the previous run's for max-drop).
+
+    A production-log metric of a run no log joins with has no data: the condition fails and says so.
+    """
+    if condition.metric not in now:
+        return Outcome(str(condition), condition.kind, condition.metric, condition.limit, None, None, False,
+                       "no data: no production log has been imported (evalwh logs import)")
     actual = now[condition.metric]
     previous = before.get(condition.metric) if before is not None else None
     if condition.kind == "max-drop":
@@ -108,9 +114,11 @@ def run_check(db: Path, run: str, conditions: list[Condition]) -> CheckResult:
     with open_warehouse(db) as con:
         run_id = resolve_run(con, run)
         now = metric_values(con, run_id)
-        unknown = [c for c in conditions if c.metric not in now]
+        unknown = [c for c in conditions if c.metric not in now and c.metric not in LOG_METRICS]
         if unknown:
-            raise UsageError(f"unknown metric {unknown[0].metric!r} (metrics: {', '.join(now)})")
+            known = list(now) + [m for m in LOG_METRICS if m not in now]
+            raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
+                             f"(metrics: {', '.join(known)})")
         previous = previous_run(con, run_id)
         before = metric_values(con, previous) if previous else None
     return CheckResult(run_id, previous, [evaluate(c, now, before) for c in conditions])

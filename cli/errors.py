@@ -6,6 +6,8 @@ on stderr and an exit code, so tests can call the library and match on types.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from enum import IntEnum
 
 
@@ -75,3 +77,11 @@ def os_error_message(error: OSError) -> str:
     """``path: reason`` for a file that could not be read or written."""
     reason = error.strerror or str(error)
     return f"{error.filename}: {reason.lower()}" if error.filename else reason
+
+
+def closest(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the known name closest to ``name``, or nothing."""
+    options = sorted(known)
+    same_case = [k for k in options if k.lower() == name.lower()]
+    match = same_case or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    return f" (did you mean {match[0]!r}?)" if match else ""

@@ -68,6 +68,13 @@ def is_materialized(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
     return scalar(con, "SELECT count(*) FROM metrics_history WHERE run_id = ?", [run_id]) > 0
 
 
+# the production-log metrics of models/log_metrics.sql: known names even before any log is imported
+LOG_METRICS: tuple[str, ...] = (
+    "log_requests", "log_refusal_rate", "log_dangling_rate", "log_unsupported_rate",
+    "log_dangling_rate_last_day", "log_unsupported_rate_last_day",
+)
+
+
 def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, float | None]:
     """The run's metrics by name, in display order: from history when materialised, else live;
     then the production-log metrics (log_metrics), which are always live."""

@@ -177,8 +177,9 @@ def detect_format(con: duckdb.DuckDBPyConnection) -> str:
         return "openinference"
     if "request_id" in keys:
         return "evalwh"
-    raise UsageError("cannot tell the log format from its first record; pass --format "
-                     f"({', '.join(FORMATS)})")
+    first = con.execute("SELECT file FROM log_lines ORDER BY file, line LIMIT 1").fetchone()
+    raise InputError(first[0] if first else "logs", "cannot tell the log format from its first record; "
+                     f"pass --format ({', '.join(FORMATS)})")
 
 
 REQUEST_CHECKS: tuple[tuple[str, str], ...] = (

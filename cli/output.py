@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from evalwh.errors import UsageError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -127,6 +128,13 @@ def write_rows(rows: Rows, fmt: Format, stream: TextIO, safe_csv: bool = False) 
 @contextmanager
 def atomic_output(path: Path) -> Iterator[TextIO]:
     """A text stream whose content replaces ``path`` only if the block completes."""
+    for folder in (path.parent, *path.parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(f"{path}: cannot write there, {folder} is not a directory")
+            break
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory; give a file name")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -12,7 +12,6 @@ does not know and values of the wrong type, and leaves a temp table
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 from evalwh.encoding import check_utf8
-from evalwh.errors import SHOWN_CHARACTERS, InputError
+from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.locate import csv_bad_utf8, csv_syntax_error
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
@@ -73,14 +72,6 @@ TYPED_COLUMNS: dict[str, ValueType] = {"rank": WHOLE_NUMBER, "score": NUMBER, "r
 def value_type(column: str, list_columns: Iterable[str]) -> ValueType:
     """The type a column of an input file must have."""
     return TEXT_LIST if column in list_columns else TYPED_COLUMNS.get(column, TEXT)
-
-
-def closest(name: str, known: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the known name closest to ``name``, or nothing."""
-    options = sorted(known)
-    same_case = [k for k in options if k.lower() == name.lower()]
-    match = same_case or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
-    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def check_directory(directory: Path, kinds: Iterable[str], allow_extra: bool) -> None:

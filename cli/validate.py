@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-from evalwh.errors import InputError
+from evalwh.errors import SHOWN_CHARACTERS, InputError
 from evalwh.sources import Staged, quote_ident, reject_extra_columns
 
 EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse", "flag_premise")
@@ -66,7 +66,14 @@ def reject_first(
     row = _first(con, f"SELECT row_no, {quote_ident(column)} FROM {staged.table} AS s WHERE {where} "
                       "ORDER BY row_no LIMIT 1")
     if row:
-        raise InputError(staged.name, message(row[1]), row=row[0], column=column)
+        raise InputError(staged.name, message(shortened(row[1])), row=row[0], column=column)
+
+
+def shortened(value: Any) -> Any:
+    """A long text value cut to the 200 characters a message shows."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARACTERS:
+        return value[:SHOWN_CHARACTERS] + "…"
+    return value
 
 
 def reject_repeats(
@@ -85,7 +92,7 @@ def reject_repeats(
         f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
     )
     if row:
-        raise InputError(staged.name, message(row[1], row[2]), row=row[0], column=column)
+        raise InputError(staged.name, message(shortened(row[1]), row[2]), row=row[0], column=column)
 
 
 def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSpec) -> None:

@@ -306,3 +306,30 @@ def test_json_output_writes_null_for_nan_and_infinity(cli) -> None:
     assert result.exit_code == 0
     assert json.loads(result.stdout) == [{"a": None, "b": None, "c": [None, 1.5]}]
     assert "NaN" not in result.stdout and "Infinity" not in result.stdout
+
+
+def test_safe_csv_neutralises_formulas_in_text_cells_only(cli) -> None:
+    assert cli("seed").exit_code == 0
+    query = "SELECT '=1+1' AS a, '+x' AS b, '-y' AS c, '@z' AS d, 'plain' AS e, -1.5 AS n"
+    raw = cli("sql", "-f", "csv", query)
+    assert raw.stdout.splitlines()[1] == "=1+1,+x,-y,@z,plain,-1.5"
+    safe = cli("--safe-csv", "sql", "-f", "csv", query)
+    assert safe.exit_code == 0
+    assert safe.stdout.splitlines()[1] == "'=1+1,'+x,'-y,'@z,plain,-1.5"
+
+
+def test_tsv_fields_never_break_a_line(cli) -> None:
+    assert cli("seed").exit_code == 0
+    result = cli("sql", "-f", "tsv", "SELECT 'a' || chr(10) || 'b' AS x, 'tab' || chr(9) || 'c\\d' AS y")
+    assert result.exit_code == 0
+    assert result.stdout == "a\\nb\ttab\\tc\\\\d\n"
+
+
+def test_a_log_metric_without_logs_is_no_data_not_unknown(cli) -> None:
+    assert cli("seed").exit_code == 0
+    no_data = cli("check", "--max", "log_dangling_rate=0")
+    assert no_data.exit_code == 1
+    assert "log_dangling_rate <= 0: no data: no production log has been imported" in no_data.stdout
+    typo = cli("check", "--max", "log_danglng_rate=0")
+    assert typo.exit_code == 2
+    assert "unknown metric 'log_danglng_rate' (did you mean 'log_dangling_rate'?)" in typo.stderr

@@ -239,3 +239,37 @@ def test_logs_show_filters_to_the_chosen_run(chapter_db: Path, tmp_path: Path) -
     assert {(r["request_id"], r["status"]) for r in first} >= {("r2", "DANGLING")}
     daily = run(chapter_db, "logs", "show", "daily", "-f", "json")
     assert daily.exit_code == 0 and '"dangling_citations": 0' in daily.stdout
+
+
+def test_skip_bad_sets_aside_wrong_types_and_unreadable_records(chapter_db: Path, tmp_path: Path) -> None:
+    import json
+
+    good = [json.loads(x) for x in (LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    bad = tmp_path / "typed.jsonl"
+    records = [good[0], {**good[1], "retrieved": "handbook-1"}, good[2], {**good[3], "request_id": 4}]
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    skipped = run(chapter_db, "logs", "import", str(bad), "--skip-bad")
+    assert skipped.exit_code == 0, skipped.stderr
+    assert rows(chapter_db, "SELECT line, error FROM log_rejects ORDER BY line") == [
+        (2, "retrieved must be a list of objects"), (4, "request_id must be a string")]
+    assert rows(chapter_db, "SELECT request_id FROM log_requests ORDER BY request_id") == \
+        sorted([(good[0]["request_id"],), (good[2]["request_id"],)])
+
+
+def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: Path, tmp_path: Path) -> None:
+    import json
+
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": "not a list"}]}]}), encoding="utf-8")
+    result = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--format", "otlp")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("evalwh: error: broken.json: line 1: does not fit the otlp format (")
+    skipped = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--format", "otlp", "--skip-bad")
+    assert skipped.exit_code == 0, skipped.stderr
+    alone = tmp_path / "alone.duckdb"
+    load_run(alone, CHAPTER3)
+    import_logs(alone, [LOGS / "otlp.json"], "otlp")
+    # the good file's requests are all there, the same as importing it alone
+    assert rows(chapter_db, "SELECT request_id, question FROM log_requests ORDER BY 1") == \
+        rows(alone, "SELECT request_id, question FROM log_requests ORDER BY 1")
+    assert rows(chapter_db, "SELECT file, line FROM log_rejects") == [("broken.json", 1)]

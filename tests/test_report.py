@@ -106,3 +106,28 @@ def test_report_shows_retrieval_and_reader_sections(db: Path) -> None:
 def test_chapter_report_has_no_reader_section(db: Path) -> None:
     load_run(db, CHAPTER3, run="c")
     assert "### Reader" not in build_report(db, "c", "md", None)
+
+
+def test_a_label_cannot_become_a_markdown_heading_or_list(db: Path, tmp_path: Path) -> None:
+    load_run(db, CHAPTER3, run="md", label="# Shipped - all green")
+    md = build_report(db, "md", "md", None)
+    line = next(x for x in md.splitlines() if "Shipped" in x)
+    assert line.startswith("\\# Shipped - all green · created")
+    load_run(db, CHAPTER3, run="md2", label="- 1. item")
+    assert "\n\\- 1. item · created" in build_report(db, "md2", "md", None)
+
+
+def test_the_claims_csv_beside_a_report_is_safe_in_spreadsheets(db: Path, tmp_path: Path) -> None:
+    import csv
+
+    folder = tmp_path / "formula"
+    shutil.copytree(CHAPTER3, folder)
+    claims = folder / "claims.csv"
+    claims.write_text(claims.read_text(encoding="utf-8").replace("c1,A loan laptop", 'c1,=HYPERLINK("x")+A loan laptop'),
+                      encoding="utf-8")
+    load_run(db, folder, run="f")
+    build_report(db, "f", "md", tmp_path / "out" / "r.md")
+    with (tmp_path / "out" / "r.claims.csv").open(encoding="utf-8", newline="") as handle:
+        texts = {row["claim_id"]: row["text"] for row in csv.DictReader(handle)}
+    assert texts["c1"].startswith("'=HYPERLINK(")
+    assert texts["c2"] == "A loan laptop can be kept for 30 days."
