@@ -61,6 +61,8 @@ def handles_errors(command: F) -> F:
             raise fail(str(exc), exit_code_for(exc)) from None
         except OSError as exc:  # a file evalwh was asked to read or write: unreadable, or no such folder
             raise fail(os_error_message(exc), exit_code_for(exc)) from None
+        except UnicodeDecodeError as exc:  # text read past the UTF-8 checks (a log value, a settings file)
+            raise fail(f"text is not valid UTF-8 (byte {exc.start + 1}: {exc.reason})", ExitCode.USAGE) from None
         except duckdb.Error as exc:
             raise fail(str(exc).splitlines()[0], ExitCode.WAREHOUSE) from None
 

@@ -153,3 +153,17 @@ def test_a_csv_line_longer_than_duckdbs_default_loads(cli, db: Path, tmp_path: P
     assert rows(db, "SELECT chunk_id, length(text) FROM chunks ORDER BY chunk_id") == [("k1", len(long_text)),
                                                                                      ("k2", 5)]
     assert rows(db, "SELECT status FROM claim_status") == [("SUPPORTED",)]
+
+
+def test_an_unreadable_file_is_one_line_and_exit_2(cli, db: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # root reads any file, so the permission error is raised where evalwh first opens the file
+    import evalwh.sources
+
+    def refuse(path: Path, block: int = 0) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(evalwh.sources, "check_utf8", refuse)
+    result = cli("load", str(run_dir))
+    assert result.exit_code == 2
+    assert result.stderr == f"evalwh: error: {run_dir / 'chunks.csv'}: permission denied\n"
+    assert not db.exists()
