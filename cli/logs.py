@@ -99,10 +99,12 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
 
 def _raw_view(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> None:
     """``log_raw``: the records that are JSON objects and not set aside as bad (and meet ``where``)."""
+    set_aside = scalar(con, "SELECT count(*) FROM temp.bad") > 0
+    not_bad = ("NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = l.file AND b.line = l.line)"
+               if set_aside else "TRUE")  # the usual case: no filter for every query to pay for
     con.execute(
         "CREATE OR REPLACE TEMP VIEW log_raw AS SELECT file, line, record FROM log_lines AS l "
-        "WHERE record IS NOT NULL AND NOT EXISTS (SELECT 1 FROM temp.bad AS b WHERE b.file = l.file "
-        f"AND b.line = l.line) AND {where}"
+        f"WHERE record IS NOT NULL AND {not_bad} AND {where}"
     )
 
 
@@ -229,6 +231,7 @@ def _check_records(con: duckdb.DuckDBPyConnection, fmt: str, skip_bad: bool) -> 
         con.execute("INSERT INTO bad SELECT t.file, t.line, t.error, CAST(l.record AS VARCHAR) FROM temp.typed_bad AS t "
                     "JOIN temp.log_lines AS l USING (file, line)")
     _raise_first_bad(con, skip_bad)
+    _raw_view(con)
 
 
 def _normalise_or_set_aside(con: duckdb.DuckDBPyConnection, fmt: str, skip_bad: bool) -> None:

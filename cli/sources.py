@@ -197,7 +197,7 @@ def _stage_jsonl(
         "GROUP BY key ORDER BY min(r), key").fetchall()]
     present = [key for key in wanted if key in keys]
     _check_json_types(con, path.name, f"{raw}_objects", present, list_columns)
-    if not keys:  # an empty file has no rows to lack a column: give it every wanted column
+    if not present:  # no record has a known key (or there are none): every wanted key is missing
         present = list(wanted)
     selects = []
     for key in present:
