@@ -16,7 +16,7 @@ from typing import Annotated, Optional, TypeVar
 import duckdb
 import typer
 from evalwh import __version__, check, compare, history, loader, logs, queries, report, warehouse
-from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, os_error_message
+from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_line, os_error_message
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
 from evalwh.resources import seed_dir, seed_names
@@ -46,7 +46,7 @@ OutputOption = Annotated[
 
 def fail(message: str, code: ExitCode) -> typer.Exit:
     """Print ``evalwh: error: message`` on stderr and return the Exit to raise."""
-    typer.echo(f"evalwh: error: {message}", err=True)
+    typer.echo(f"evalwh: error: {one_line(message)}", err=True)
     return typer.Exit(int(code))
 
 

@@ -85,3 +85,13 @@ def closest(name: str, known: Iterable[str]) -> str:
     same_case = [k for k in options if k.lower() == name.lower()]
     match = same_case or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+# every character str.splitlines() breaks a line at
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_ESCAPE_BREAKS = str.maketrans({ch: repr(ch)[1:-1] for ch in LINE_BREAKS})
+
+
+def one_line(message: str) -> str:
+    """The message with line breaks written as escapes, so an error is always one line."""
+    return message.translate(_ESCAPE_BREAKS)

@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 from evalwh.errors import SHOWN_CHARACTERS, InputError
-from evalwh.sources import Staged, quote_ident, reject_extra_columns
+from evalwh.sources import Staged, quote_ident, reject_extra_columns, shown_name
 
 EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse", "flag_premise")
 # expected as written -> canonical value: case and surrounding spaces ignored, two aliases accepted
@@ -99,7 +99,7 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
     """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
     for column in spec.required:
         if column not in staged.columns:
-            found = ", ".join(sorted(staged.columns | set(staged.extra))) or "none"
+            found = ", ".join(shown_name(c) for c in sorted(staged.columns | set(staged.extra))) or "none"
             raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
     reject_extra_columns(staged, spec.required + spec.optional)
     if staged.path.suffix == ".jsonl":
