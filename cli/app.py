@@ -38,6 +38,11 @@ DEFAULT_DB = Path("evalwh.duckdb")
 RunOption = Annotated[
     str, typer.Option("--run", "-r", help="Run id, or 'latest' for the most recently created run.")
 ]
+BaselineOption = Annotated[
+    Optional[str],
+    typer.Option("--baseline", "-b", metavar="RUN",
+                 help="The run to compare with (default: the previous run of the same dataset)."),
+]
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[
     Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
@@ -168,6 +173,11 @@ def load(
     run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the folder's name).")] = None,
     label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
+    dataset: Annotated[
+        Optional[str], typer.Option("--dataset", help="The dataset the run belongs to; reports, diffs and gates "
+                                    "compare it with the previous run of this dataset (default: run.toml's "
+                                    "[run] dataset, else the folder's name).")
+    ] = None,
     thresholds: Annotated[
         str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
     ] = "1,2,3,4,5",
@@ -194,7 +204,7 @@ def load(
     Files: chunks (required), claims, citations, questions, retrievals, responses (.csv, .tsv, .jsonl or
     .parquet), stopwords.txt and run.toml.
     """
-    overrides = {"retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
+    overrides = {"dataset": dataset, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = loader.load_run(
         db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
@@ -217,7 +227,8 @@ def seed(
     if folder is None:
         raise UsageError(f"no bundled dataset {name!r} (available: {', '.join(seed_names())})")
     result = loader.load_run(
-        db_path(ctx), Path(str(folder)), run=run or name, label=label, replace=replace, source=f"seed:{name}"
+        db_path(ctx), Path(str(folder)), run=run or name, label=label, replace=replace, source=f"seed:{name}",
+        default_dataset=name,
     )
     report_load(result)
 
@@ -240,10 +251,14 @@ def materialize(
 
 @app.command()
 @handles_errors
-def runs(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
-    """List the runs, oldest first, with their headline metrics."""
+def runs(
+    ctx: typer.Context,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only the runs of this dataset.")] = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """List the runs, oldest first, with their dataset and headline metrics."""
     with open_warehouse(db_path(ctx)) as con:
-        rows = queries.runs(con)
+        rows = queries.runs(con, dataset)
     emit_rows(rows, fmt, None)
 
 
@@ -335,16 +350,20 @@ class DiffFormat(str, Enum):
 @handles_errors
 def diff(
     ctx: typer.Context,
-    run_a: Annotated[str, typer.Argument(help="The earlier run (or 'latest').")],
-    run_b: Annotated[str, typer.Argument(help="The later run (or 'latest').")],
+    runs: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="[RUN_A] [RUN_B]", help="Two runs: from RUN_A to RUN_B. One run: from its baseline to it. "
+                       "None: from the latest run's baseline to it."),
+    ] = None,
+    baseline: BaselineOption = None,
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
 ) -> None:
-    """Metric deltas from RUN_A to RUN_B, and the claims (matched by id) whose status changed.
+    """Metric deltas from one run to another, and the claims (matched by id) whose status changed.
 
     Rows are kind (metric or claim), name, a, b, delta.
     """
     with open_warehouse(db_path(ctx)) as con:
-        a, b, rows = compare.diff_runs(con, run_a, run_b)
+        a, b, rows = compare.diff_runs(con, *compare.diff_pair(con, runs or [], baseline))
     if fmt is DiffFormat.md:
         sys.stdout.write(compare.diff_markdown(a, b, rows))
     else:
@@ -372,8 +391,10 @@ def check_command(
     ] = None,
     max_drop: Annotated[
         Optional[list[str]],
-        typer.Option("--max-drop", metavar="METRIC=X", help="Fail when METRIC fell by more than X since the previous run."),
+        typer.Option("--max-drop", metavar="METRIC=X",
+                     help="Fail when METRIC fell by more than X since the baseline (a metric new in this run passes)."),
     ] = None,
+    baseline: BaselineOption = None,
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
 ) -> None:
     """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
@@ -384,7 +405,7 @@ def check_command(
     conditions = [check.parse_condition("min", c) for c in minimum or []]
     conditions += [check.parse_condition("max", c) for c in maximum or []]
     conditions += [check.parse_condition("max-drop", c) for c in max_drop or []]
-    result = check.run_check(db_path(ctx), run, conditions)
+    result = check.run_check(db_path(ctx), run, conditions, baseline)
     writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
     sys.stdout.write(writer[fmt](result))
     if not result.ok:
@@ -412,12 +433,13 @@ def report_command(
     judge_tolerance: Annotated[
         float, typer.Option("--judge-tolerance", help="Flag a judge whose disagreement rate with the hand grades exceeds this.")
     ] = report.DEFAULT_JUDGE_TOLERANCE,
+    baseline: BaselineOption = None,
 ) -> None:
     """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
 
     With -o, the full per-claim table is written beside the report as <name>.claims.csv.
     """
-    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows, judge_tolerance)
+    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows, judge_tolerance, baseline)
     if output is None:
         sys.stdout.write(text)
     else:

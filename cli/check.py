@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from evalwh.errors import UsageError, closest
-from evalwh.history import LOG_METRICS, metric_values, previous_run
+from evalwh.history import LOG_METRICS, baseline_run, metric_values
 from evalwh.templates import fmt_number, render
 from evalwh.warehouse import open_warehouse, resolve_run
 
@@ -91,10 +91,13 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
     if condition.kind == "max-drop":
         if before is None:
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
-                           "no previous run to compare with")
-        if actual is None or previous is None:
+                           "no baseline: no earlier run of this dataset")
+        if actual is not None and previous is None:  # the baseline has no such figure: nothing dropped
+            return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
+                           f"new: the baseline has no {condition.metric}; is {fmt_number(actual)}")
+        if actual is None:
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, False,
-                           "undefined in one of the runs")
+                           "undefined for this run")
         drop = previous - actual
         ok = drop <= condition.limit + TOLERANCE
         detail = f"{fmt_number(previous)} -> {fmt_number(actual)}, drop {fmt_number(drop)}"
@@ -107,8 +110,9 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
                    f"is {fmt_number(actual)}")
 
 
-def run_check(db: Path, run: str, conditions: list[Condition]) -> CheckResult:
-    """Evaluate every condition on ``run``; unknown metric names are a UsageError."""
+def run_check(db: Path, run: str, conditions: list[Condition], baseline: str | None = None) -> CheckResult:
+    """Evaluate every condition on ``run``; ``--max-drop`` compares with ``baseline`` (default: the previous
+    run of the run's dataset). Unknown metric names are a UsageError."""
     if not conditions:
         raise UsageError("give at least one condition: --min, --max or --max-drop METRIC=NUMBER")
     with open_warehouse(db) as con:
@@ -119,7 +123,7 @@ def run_check(db: Path, run: str, conditions: list[Condition]) -> CheckResult:
             known = list(now) + [m for m in LOG_METRICS if m not in now]
             raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
                              f"(metrics: {', '.join(known)})")
-        previous = previous_run(con, run_id)
+        previous = baseline_run(con, run_id, baseline)
         before = metric_values(con, previous) if previous else None
     return CheckResult(run_id, previous, [evaluate(c, now, before) for c in conditions])
 

@@ -7,12 +7,29 @@ can carry it; Markdown groups it into two tables.
 from __future__ import annotations
 
 import duckdb
-from evalwh.history import metric_values, status_changes
+from evalwh.errors import UsageError
+from evalwh.history import baseline_run, metric_values, status_changes
 from evalwh.output import Rows
 from evalwh.templates import render
-from evalwh.warehouse import resolve_run
+from evalwh.warehouse import LATEST, resolve_run
 
 DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta")
+
+
+def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | None) -> tuple[str, str]:
+    """(from, to) for ``evalwh diff``: two runs as given; one run (default: latest) and its baseline
+    (``--baseline``, else the previous run of its dataset)."""
+    if len(runs) > 2:
+        raise UsageError("diff takes at most two runs")
+    if len(runs) == 2:
+        if baseline is not None:
+            raise UsageError("give two runs or --baseline, not both")
+        return runs[0], runs[1]
+    run_id = resolve_run(con, runs[0] if runs else LATEST)
+    before = baseline_run(con, run_id, baseline)
+    if before is None:
+        raise UsageError(f"run {run_id!r} has no earlier run in its dataset to compare with; pass --baseline RUN")
+    return before, run_id
 
 
 def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[str, str, Rows]:

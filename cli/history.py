@@ -14,7 +14,8 @@ from pathlib import Path
 
 import duckdb
 from evalwh.progress import progress
-from evalwh.warehouse import open_warehouse, scalar
+from evalwh.errors import UsageError
+from evalwh.warehouse import open_warehouse, resolve_run, scalar
 
 HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
 
@@ -93,13 +94,24 @@ def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
 
 
 def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
-    """The run created just before ``run_id``, if any."""
+    """The run of the same dataset created just before ``run_id``, if any."""
     row = con.execute(
-        "SELECT run_id FROM runs WHERE created_at < (SELECT created_at FROM runs WHERE run_id = ?) "
-        "ORDER BY created_at DESC LIMIT 1",
+        "SELECT p.run_id FROM runs AS r JOIN runs AS p ON p.dataset IS NOT DISTINCT FROM r.dataset "
+        "AND p.created_at < r.created_at WHERE r.run_id = ? ORDER BY p.created_at DESC LIMIT 1",
         [run_id],
     ).fetchone()
     return row[0] if row else None
+
+
+def baseline_run(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> str | None:
+    """What ``run_id`` is compared with: ``baseline`` (a run id or 'latest') if given, else the
+    previous run of its dataset (None when there is none)."""
+    if baseline is None:
+        return previous_run(con, run_id)
+    chosen = resolve_run(con, baseline)
+    if chosen == run_id:
+        raise UsageError(f"--baseline {baseline!r} is the run itself; choose another run")
+    return chosen
 
 
 def status_changes(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[dict[str, str | None]]:

@@ -376,10 +376,12 @@ def load_run(
     source: str | None = None,
     overrides: dict[str, Any] | None = None,
     allow_extra: bool = False,
+    default_dataset: str | None = None,
 ) -> LoadResult:
     """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``.
 
-    ``overrides`` (retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml;
+    ``overrides`` (dataset, retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml,
+    which wins over ``default_dataset`` (else the folder's name);
     ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them.
     """
     run_id = check_run_name(run if run is not None else directory.resolve().name)
@@ -409,7 +411,8 @@ def load_run(
                 "retrieval_source": "file" if "retrievals" in staged else f"builtin:{settings.retriever}",
             }
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
-                            source=source or str(directory.resolve()), replace=replace)
+                            source=source or str(directory.resolve()), replace=replace,
+                            dataset=settings.dataset or default_dataset or directory.resolve().name)
             advance(1)
         replaced = counts.pop("replaced") == 1
         return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts)
@@ -419,7 +422,7 @@ def load_run(
 
 def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
-    params: dict[str, Any], label: str | None, source: str, replace: bool,
+    params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction; counts rows, plus ``replaced``."""
     attach(con, db, read_only=False)
@@ -439,7 +442,8 @@ def _write(
         if previous is not None and created <= previous:
             created = previous + dt.timedelta(microseconds=1)
         con.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?)", [run_id, created, label, source, json.dumps(params)]
+            "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
+            "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
         )
         counts = write_run(con, run_id, staged, settings)
         con.execute("COMMIT")

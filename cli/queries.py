@@ -12,7 +12,7 @@ from evalwh.output import Rows
 from evalwh.warehouse import resolve_run
 
 
-def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> Rows:
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | dict[str, object] | None = None) -> Rows:
     """Run any SELECT and return its rows."""
     rel = con.execute(sql, params or [])
     columns = tuple(d[0] for d in rel.description) if rel.description else ()
@@ -47,16 +47,18 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     return query(con, sql)
 
 
-def runs(con: duckdb.DuckDBPyConnection) -> Rows:
-    """Every run, oldest first, with its headline metrics."""
+def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
+    """Every run (of ``dataset``, if given), oldest first, with its dataset and headline metrics."""
     return query(
         con,
         """
-        SELECT r.run_id, r.created_at, r.label, m.claims, m.supported_share, m.pair_precision,
+        SELECT r.run_id, r.dataset, r.created_at, r.label, m.claims, m.supported_share, m.pair_precision,
                (SELECT count(*) FROM questions AS q WHERE q.run_id = r.run_id) AS questions
         FROM runs AS r JOIN run_metrics AS m USING (run_id)
-        ORDER BY r.created_at
+        WHERE $dataset IS NULL OR r.dataset = $dataset
+        ORDER BY r.created_at, r.run_id
         """,
+        {"dataset": dataset},
     )
 
 

@@ -17,9 +17,9 @@ import duckdb
 from evalwh.errors import UsageError
 from evalwh.highlight import segments
 from evalwh.history import (
+    baseline_run,
     claim_statuses_source,
     metric_values,
-    previous_run,
     status_changes,
 )
 from evalwh.output import atomic_output, spreadsheet_safe
@@ -245,13 +245,15 @@ def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict
 
 def gather(
     con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS,
-    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
 ) -> ReportData:
-    """Everything the report shows about ``run`` (a run id or ``latest``)."""
+    """Everything the report shows about ``run`` (a run id or ``latest``), compared with ``baseline``
+    (default: the previous run of its dataset)."""
     run_id = resolve_run(con, run)
-    info = _dicts(con, "SELECT run_id, label, created_at, source, params FROM runs WHERE run_id = ?", [run_id])[0]
+    info = _dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
+                  [run_id])[0]
     info["params"] = json.loads(info["params"])
-    previous = previous_run(con, run_id)
+    previous = baseline_run(con, run_id, baseline)
     source = claim_statuses_source(con, run_id)
     counts = dict(con.execute(f"SELECT status, count(*) FROM {source} WHERE run_id = ? GROUP BY status", [run_id]).fetchall())
     sweep = _dicts(
@@ -305,7 +307,7 @@ def claims_csv_path(output: Path) -> Path:
 
 def build_report(
     db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
-    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
 ) -> str:
     """Render the report of ``run``; with ``output``, write it and the claims CSV beside it.
 
@@ -320,7 +322,7 @@ def build_report(
     with progress("report", 3) as advance:
         # the warehouse is open only while the report's rows are read; rendering happens after
         with open_warehouse(db) as con:
-            data = gather(con, run, max_rows, judge_tolerance)
+            data = gather(con, run, max_rows, judge_tolerance, baseline)
             advance(1)
             if output is not None:
                 csv_path = claims_csv_path(output)

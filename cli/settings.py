@@ -4,6 +4,7 @@ Exactly these keys are allowed; anything else is an input error naming the key,
 so a typo never silently falls back to a default.
 
     [retrieval]  retriever = "overlap"|"tfidf", top_k = 3, tokenizer = "ascii"|"unicode", stopwords = [...]
+    [run]        dataset = "name"   (the dataset the run belongs to; default: the folder's name)
     [reader]     abstain_marker = "NOT IN HANDBOOK", premise_marker = "PREMISE NOT SUPPORTED",
                  format = "two_line"|"bracket"|"structured", refusal_phrase = "That does not appear from the material."
 """
@@ -21,6 +22,7 @@ RETRIEVERS = ("overlap", "tfidf")
 TOKENIZERS = ("ascii", "unicode")
 READER_FORMATS = ("two_line", "bracket", "structured")
 ALLOWED: dict[str, tuple[str, ...]] = {
+    "run": ("dataset",),
     "retrieval": ("retriever", "top_k", "tokenizer", "stopwords"),
     "reader": ("abstain_marker", "premise_marker", "format", "refusal_phrase"),
 }
@@ -36,11 +38,13 @@ class RunSettings:
     premise_marker: str = "PREMISE NOT SUPPORTED"
     format: str = "two_line"
     refusal_phrase: str = "That does not appear from the material."
+    dataset: str | None = None  # None: the folder's name
 
     def params(self) -> dict[str, Any]:
-        """The settings as stored in runs.params (the stop list is stored separately)."""
+        """The settings as stored in runs.params (the stop list and the dataset are stored separately)."""
         values = asdict(self)
         values.pop("stopwords")
+        values.pop("dataset")
         return values
 
 
@@ -69,6 +73,10 @@ def _check(settings: RunSettings, where: str, from_file: bool) -> RunSettings:
             raise fail(key, f"{key} must be a non-empty string")
     if settings.stopwords is not None and not all(isinstance(w, str) for w in settings.stopwords):
         raise fail("stopwords", "stopwords must be a list of strings")
+    if settings.dataset is not None and (not isinstance(settings.dataset, str) or not settings.dataset
+                                         or settings.dataset.strip() != settings.dataset
+                                         or any(ch in settings.dataset for ch in "\t\r\n")):
+        raise fail("dataset", "dataset must be a non-empty name without surrounding spaces, tabs or newlines")
     return settings
 
 

@@ -89,11 +89,13 @@ def fixed_c5_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def two_runs(db: Path, tmp_path: Path) -> Path:
-    """A warehouse with run 'base' (the chapter-3 seed) and, created after it, run 'fixed'."""
+    """A warehouse with run 'base' (the chapter-3 seed) and, created after it, run 'fixed': both of dataset
+    'chapter3', so 'fixed' is compared with 'base'."""
     from evalwh.loader import load_run
 
     load_run(db, CHAPTER3, run="base", source="seed:chapter3")
-    load_run(db, fixed_c5_dir(tmp_path), run="fixed", label="c5 quotes network-1", source="fixture:fixed")
+    load_run(db, fixed_c5_dir(tmp_path), run="fixed", label="c5 quotes network-1", source="fixture:fixed",
+             default_dataset="chapter3")
     return db
 
 

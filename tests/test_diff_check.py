@@ -87,7 +87,7 @@ def test_max_drop_without_previous_run_holds(db: Path) -> None:
     assert run(db, "seed").exit_code == 0
     result = run(db, "check", "--max-drop", "supported_share=0")
     assert result.exit_code == 0
-    assert "no previous run to compare with" in result.stdout
+    assert "no baseline: no earlier run of this dataset" in result.stdout
 
 
 @pytest.mark.parametrize("args,message", [
