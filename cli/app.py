@@ -19,6 +19,7 @@ from evalwh import __version__, check, compare, history, loader, logs, queries, 
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_line, os_error_message
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
+from evalwh.options import GlobalOptionsGroup, settings
 from evalwh.resources import seed_dir, seed_names
 from evalwh.warehouse import LATEST, open_warehouse
 
@@ -28,7 +29,8 @@ app = typer.Typer(
     "score every claim and question with SQL views, and print or write the results.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
+    cls=GlobalOptionsGroup,
 )
 
 F = TypeVar("F", bound=Callable[..., None])
@@ -45,8 +47,15 @@ BaselineOption = Annotated[
 ]
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[
-    Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+    Optional[Path],
+    typer.Option("--output", "-o", help="Write to this file (whole or not at all) instead of stdout; - is stdout.",
+                 dir_okay=False),
 ]
+
+
+def to_file(output: Path | None) -> Path | None:
+    """The file -o names, or None for stdout (no -o, or -o -)."""
+    return None if output is None or str(output) == "-" else output
 
 
 def fail(message: str, code: ExitCode) -> typer.Exit:
@@ -75,8 +84,9 @@ def handles_errors(command: F) -> F:
 
 
 def note(message: str) -> None:
-    """A message for the person at the terminal (stderr, so stdout stays data)."""
-    typer.echo(f"evalwh: {message}", err=True)
+    """A message for the person at the terminal (stderr, so stdout stays data); none with --quiet."""
+    if not settings.quiet:
+        typer.echo(f"evalwh: {message}", err=True)
 
 
 def db_path(ctx: typer.Context) -> Path:
@@ -84,17 +94,14 @@ def db_path(ctx: typer.Context) -> Path:
     return ctx.obj["db"]
 
 
-class output_options:  # noqa: N801 - a namespace for the global output switches of one invocation
-    safe_csv: bool = False
-
-
 def emit_rows(rows: Rows, fmt: Format, output: Path | None) -> None:
     """Write rows to stdout or, atomically, to a file."""
+    output = to_file(output)
     if output is None:
-        write_rows(rows, fmt, sys.stdout, safe_csv=output_options.safe_csv)
+        write_rows(rows, fmt, sys.stdout, safe_csv=settings.safe_csv)
     else:
         with atomic_output(output) as handle:
-            write_rows(rows, fmt, handle, safe_csv=output_options.safe_csv)
+            write_rows(rows, fmt, handle, safe_csv=settings.safe_csv)
         note(f"wrote {len(rows.rows)} rows to {output}")
 
 
@@ -122,13 +129,18 @@ def main_options(
                      help="In -f csv output, prefix text cells starting with =, +, -, @ with ' so a spreadsheet "
                           "shows them instead of running them as formulas (numbers are never changed)."),
     ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", envvar="EVALWH_QUIET",
+                           help="No messages and no progress bars on stderr; errors are still printed."),
+    ] = False,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
     ] = None,
 ) -> None:
-    """Global options."""
+    """Global options (each may also come after the command)."""
     ctx.obj = {"db": db}
-    output_options.safe_csv = safe_csv
+    settings.safe_csv = safe_csv
+    settings.quiet = quiet
     warehouse.lock_wait.seconds = wait
 
 
@@ -329,6 +341,7 @@ def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption =
     """The chapter's evidence file: key: value lines for claims, thresholds and cases."""
     with open_warehouse(db_path(ctx)) as con:
         lines = evidence_lines(con, run)
+    output = to_file(output)
     if output is None:
         write_lines(lines, sys.stdout)
     else:
@@ -425,7 +438,11 @@ class ReportFormat(str, Enum):
 def report_command(
     ctx: typer.Context,
     run: RunOption = LATEST,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="html (self-contained, offline) or md.")] = ReportFormat.html,
+    fmt: Annotated[
+        Optional[ReportFormat],
+        typer.Option("--format", "-f", help="html (self-contained, offline) or md; default: from the -o file's "
+                     "extension (.md, .markdown: md), else html."),
+    ] = None,
     output: OutputOption = None,
     max_rows: Annotated[
         int, typer.Option("--max-rows", help="Longest table in the report; the full claim table goes beside it as CSV.")
@@ -439,7 +456,9 @@ def report_command(
 
     With -o, the full per-claim table is written beside the report as <name>.claims.csv.
     """
-    text = report.build_report(db_path(ctx), run, fmt.value, output, max_rows, judge_tolerance, baseline)
+    output = to_file(output)
+    chosen = fmt.value if fmt is not None else report.format_for(output)
+    text = report.build_report(db_path(ctx), run, chosen, output, max_rows, judge_tolerance, baseline)
     if output is None:
         sys.stdout.write(text)
     else:

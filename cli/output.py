@@ -18,7 +18,9 @@ import enum
 import json
 import math
 import os
+import sys
 import tempfile
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +31,10 @@ from evalwh.errors import UsageError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+
+# the longest table -f table draws; more rows are a job for -f csv, tsv or json
+TABLE_ROWS = 1_000
 
 
 class Format(str, enum.Enum):
@@ -53,8 +59,14 @@ class Rows:
 
 
 def _json_value(value: Any) -> Any:
-    if isinstance(value, (dt.datetime, dt.date)):
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return _interval(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _blob(bytes(value))
+    if isinstance(value, uuid.UUID):
+        return str(value)
     if isinstance(value, decimal.Decimal):
         return float(value)
     if isinstance(value, (list, tuple)):
@@ -66,13 +78,29 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _interval(value: dt.timedelta) -> str:
+    """An INTERVAL as ISO 8601 (``P1DT2H3M4.5S``), the form most JSON readers parse."""
+    sign = "-" if value < dt.timedelta(0) else ""
+    value = abs(value)
+    seconds = value.seconds + value.microseconds / 1_000_000
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{sign}P{value.days}DT{int(hours)}H{int(minutes)}M{secs:g}S"
+    return text
+
+
+def _blob(value: bytes) -> str:
+    """A BLOB as DuckDB prints it: printable ASCII as is, other bytes as ``\\xNN``."""
+    return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}" for b in value)
+
+
 def _flat_value(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, (list, tuple, dict)):
         return json.dumps(_json_value(value), ensure_ascii=False)
-    if isinstance(value, (dt.datetime, dt.date)):
-        return value.isoformat()
+    if isinstance(value, (dt.datetime, dt.date, dt.time, dt.timedelta, bytes, bytearray, memoryview, uuid.UUID)):
+        return str(_json_value(value))
     return str(value)
 
 
@@ -119,8 +147,11 @@ def write_rows(rows: Rows, fmt: Format, stream: TextIO, safe_csv: bool = False) 
             stream.write("\t".join(tsv_field(v) for v in row) + "\n")
     else:
         table = Table(*(escape(c) for c in rows.columns), show_edge=True, header_style="bold")
-        for row in rows.rows:
+        for row in rows.rows[:TABLE_ROWS]:
             table.add_row(*(escape(_table_value(v)) for v in row))  # data, never Rich markup
+        if len(rows.rows) > TABLE_ROWS:  # a table is for reading; past this, a program wants csv or json
+            print(f"evalwh: the table shows {TABLE_ROWS:,} of {len(rows.rows):,} rows; -f csv, tsv or json "
+                  "prints them all", file=sys.stderr)
         width = None if stream.isatty() else 1000  # piped: never truncate cells
         Console(file=stream, width=width, soft_wrap=False).print(table)
 
@@ -140,10 +171,17 @@ def atomic_output(path: Path) -> Iterator[TextIO]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; a written file follows the umask
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def write_lines(lines: Sequence[str], stream: TextIO) -> None:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from evalwh.options import settings
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -21,8 +22,8 @@ from rich.progress import (
 
 
 def progress_enabled() -> bool:
-    """A bar is drawn only for a person watching a terminal."""
-    return sys.stderr.isatty()
+    """A bar is drawn only for a person watching a terminal who did not ask for --quiet."""
+    return sys.stderr.isatty() and not settings.quiet
 
 
 def _no_progress(n: int = 1) -> None:

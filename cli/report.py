@@ -300,6 +300,11 @@ def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) ->
                              for cid, status, ids, text, quote in batch)
 
 
+def format_for(output: Path | None) -> str:
+    """The report format an output file's extension asks for: md for .md and .markdown, else html."""
+    return "md" if output is not None and output.suffix.lower() in (".md", ".markdown") else "html"
+
+
 def claims_csv_path(output: Path) -> Path:
     """Where the full claim table goes beside a report: ``report.html`` -> ``report.claims.csv``."""
     return output.with_name(output.stem + ".claims.csv")

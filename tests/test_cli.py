@@ -333,3 +333,68 @@ def test_a_log_metric_without_logs_is_no_data_not_unknown(cli) -> None:
     typo = cli("check", "--max", "log_danglng_rate=0")
     assert typo.exit_code == 2
     assert "unknown metric 'log_danglng_rate' (did you mean 'log_dangling_rate'?)" in typo.stderr
+
+
+def test_json_and_csv_write_every_duckdb_type(cli) -> None:
+    assert cli("seed").exit_code == 0
+    query = ("SELECT 'a'::BLOB || '\\x00'::BLOB AS b, uuid '00000000-0000-0000-0000-00000000002a' AS id, "
+             "INTERVAL 1 DAY + INTERVAL 90 MINUTE AS i, TIME '12:34:56' AS t, DATE '2026-12-02' AS d")
+    result = cli("sql", "-f", "json", query)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [{"b": "a\\x00", "id": "00000000-0000-0000-0000-00000000002a",
+                                          "i": "P1DT1H30M0S", "t": "12:34:56", "d": "2026-12-02"}]
+    csv_out = cli("sql", "-f", "csv", query)
+    assert csv_out.stdout.splitlines()[1] == "a\\x00,00000000-0000-0000-0000-00000000002a,P1DT1H30M0S,12:34:56,2026-12-02"
+
+
+def test_a_long_table_is_capped_with_a_note(cli) -> None:
+    assert cli("seed").exit_code == 0
+    table = cli("sql", "SELECT range AS n FROM range(1500)")
+    assert table.exit_code == 0
+    assert "│ 999 │" in table.stdout and "│ 1000 │" not in table.stdout
+    assert table.stderr == "evalwh: the table shows 1,000 of 1,500 rows; -f csv, tsv or json prints them all\n"
+    assert len(cli("sql", "-f", "csv", "SELECT range AS n FROM range(1500)").stdout.splitlines()) == 1501
+
+
+def test_written_files_follow_the_umask_and_dash_is_stdout(cli, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    assert cli("seed").exit_code == 0
+    previous = os.umask(0o022)
+    try:
+        assert cli("cases", "-o", str(tmp_path / "cases.tsv")).exit_code == 0
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "cases.tsv").stat().st_mode) == 0o644
+    dash = cli("cases", "-o", "-")
+    assert dash.stdout == (tmp_path / "cases.tsv").read_text(encoding="utf-8")
+    assert not Path("-").exists()
+
+
+def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
+    assert cli("seed").exit_code == 0
+    assert cli("report", "-o", str(tmp_path / "r.md")).exit_code == 0
+    assert (tmp_path / "r.md").read_text(encoding="utf-8").startswith("## evalwh report: run chapter3")
+    assert cli("report", "-o", str(tmp_path / "r.html")).exit_code == 0
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html>")
+    assert cli("report", "-f", "html", "-o", str(tmp_path / "x.md")).exit_code == 0
+    assert "<html" in (tmp_path / "x.md").read_text(encoding="utf-8")
+
+
+def test_global_options_may_follow_the_command(runner, tmp_path: Path) -> None:
+    from evalwh.app import app
+
+    db = tmp_path / "after.duckdb"
+    assert runner.invoke(app, ["seed", "--db", str(db)]).exit_code == 0
+    after = runner.invoke(app, ["runs", "-f", "csv", "--db", str(db)])
+    before = runner.invoke(app, ["--db", str(db), "runs", "-f", "csv"])
+    assert after.exit_code == 0 and after.stdout == before.stdout
+    assert "chapter3" in after.stdout
+    quiet = runner.invoke(app, ["seed", "three-axis", f"--db={db}", "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_help_lists_flags_without_a_value_type(cli) -> None:
+    result = cli("load", "--help")
+    assert "--allow-extra" in result.stdout and "<bool>" not in result.stdout
