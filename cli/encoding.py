@@ -7,8 +7,11 @@ bytes look like and the first line that is not UTF-8, so the fix is obvious.
 
 from __future__ import annotations
 
+import gzip
+import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO, TextIO
 
 from evalwh.errors import InputError
 
@@ -21,11 +24,38 @@ FOREIGN_BOMS: tuple[tuple[bytes, str], ...] = (
 )
 
 
+COMPRESSIONS = (".gz", ".zst")
+
+
+def data_suffix(path: Path) -> str:
+    """The format suffix of an input file, under any compression: ``claims.csv.gz`` -> ``.csv``."""
+    if path.suffix.lower() in COMPRESSIONS:
+        return Path(path.stem).suffix
+    return path.suffix
+
+
+def readable_here(path: Path) -> bool:
+    """Whether Python can read the file's text (plain or gzip); zstd files are read by DuckDB alone."""
+    return path.suffix.lower() != ".zst"
+
+
+def open_bytes(path: Path) -> BinaryIO:
+    """The file's (decompressed) bytes."""
+    if path.suffix.lower() == ".gz":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def open_text(path: Path, errors: str) -> TextIO:
+    """The file's (decompressed) text as UTF-8, a byte-order mark dropped, newlines untranslated."""
+    return io.TextIOWrapper(open_bytes(path), encoding="utf-8-sig", errors=errors, newline="")
+
+
 def line_blocks(path: Path, block: int = 1 << 24) -> Iterator[tuple[bytes, bool]]:
     """The file's bytes in large blocks of whole lines, each ending with a newline, then what follows
     the last newline (possibly empty): ``(data, is_tail)``. Every block starts a line."""
     carry = b""
-    with path.open("rb") as handle:
+    with open_bytes(path) as handle:
         while chunk := handle.read(block):
             data = carry + chunk
             cut = data.rfind(b"\n") + 1
@@ -51,9 +81,15 @@ def check_utf8(path: Path, block: int = 1 << 24) -> None:
     """Raise InputError naming the encoding the file looks like and its first line that is not UTF-8.
 
     Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
+    A gzip file is checked decompressed; a zstd file is left to DuckDB's reader.
     """
-    with path.open("rb") as handle:
-        head = handle.read(4)
+    if not readable_here(path):
+        return
+    try:
+        with open_bytes(path) as handle:
+            head = handle.read(4)
+    except (gzip.BadGzipFile, EOFError) as exc:
+        raise InputError(path.name, f"not a valid gzip file ({exc})") from None
     for bom, name in FOREIGN_BOMS:
         if head.startswith(bom):
             raise InputError(path.name, f"the file is {name} (it starts with a {name} byte-order mark); "

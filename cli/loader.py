@@ -22,7 +22,7 @@ from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
 from evalwh.retrieval import write_builtin_retrieval
 from evalwh.settings import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
-from evalwh.encoding import check_utf8
+from evalwh.encoding import check_utf8, data_suffix
 from evalwh.locate import csv_line_of_row, jsonl_line_of_row
 from evalwh.sources import Staged, check_directory, find_input, quote_ident, stage
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
@@ -69,12 +69,12 @@ def with_line(error: InputError, paths: dict[str, Path | None]) -> InputError:
     """The error, also naming the line its row starts on where that is not the obvious line
     (blank lines skipped, a quoted field spanning lines)."""
     path = next((p for p in paths.values() if p is not None and p.name == error.file), None)
-    if path is None or error.row is None or error.line is not None or path.suffix == ".parquet":
+    if path is None or error.row is None or error.line is not None or data_suffix(path) == ".parquet":
         return error
-    if path.suffix == ".jsonl":
+    if data_suffix(path) == ".jsonl":
         line, obvious = jsonl_line_of_row(path, error.row), error.row
     else:
-        line, obvious = csv_line_of_row(path, "\t" if path.suffix == ".tsv" else ",", error.row), error.row + 1
+        line, obvious = csv_line_of_row(path, "\t" if data_suffix(path) == ".tsv" else ",", error.row), error.row + 1
     return error if line is None or line == obvious else error.at_line(line)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from evalwh.encoding import open_bytes, open_text, readable_here
+
 
 @contextmanager
 def _any_field_size() -> Iterator[None]:
@@ -30,7 +32,7 @@ def csv_rows(path: Path, delim: str) -> Iterator[tuple[int, list[str]]]:
 
     Bytes that are not UTF-8 come back as surrogates (``surrogateescape``).
     """
-    with _any_field_size(), path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+    with _any_field_size(), open_text(path, errors="surrogateescape") as handle:
         reader = csv.reader(handle, delimiter=delim, quotechar='"', doublequote=True, strict=True)
         header_seen = False
         while True:
@@ -50,6 +52,8 @@ def csv_rows(path: Path, delim: str) -> Iterator[tuple[int, list[str]]]:
 
 def csv_line_of_row(path: Path, delim: str, row: int) -> int | None:
     """The line data row ``row`` (1-based, header excluded) starts on, or None if the file cannot say."""
+    if not readable_here(path):
+        return None
     try:
         for number, (start, _) in enumerate(csv_rows(path, delim)):
             if number == row:
@@ -61,8 +65,10 @@ def csv_line_of_row(path: Path, delim: str, row: int) -> int | None:
 
 def jsonl_line_of_row(path: Path, row: int) -> int | None:
     """The line of the ``row``-th non-blank line of a JSON-lines file."""
+    if not readable_here(path):
+        return None
     seen = 0
-    with path.open("rb") as handle:
+    with open_bytes(path) as handle:
         for line_no, raw in enumerate(handle, start=1):
             if raw.strip():
                 seen += 1
@@ -73,6 +79,8 @@ def jsonl_line_of_row(path: Path, row: int) -> int | None:
 
 def csv_bad_utf8(path: Path, delim: str) -> tuple[int, str, int] | None:
     """``(row, column, line)`` of the first field holding bytes that are not UTF-8, or None."""
+    if not readable_here(path):
+        return None
     try:
         rows = csv_rows(path, delim)
         _, header = next(rows)
@@ -90,9 +98,11 @@ def csv_bad_utf8(path: Path, delim: str) -> tuple[int, str, int] | None:
 
 def csv_syntax_error(path: Path, delim: str) -> str | None:
     """``line N: what is wrong`` for the first CSV syntax error Python's strict reader finds, or None."""
+    if not readable_here(path):
+        return None
     start = 1
     try:
-        with _any_field_size(), path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        with _any_field_size(), open_text(path, errors="replace") as handle:
             reader = csv.reader(handle, delimiter=delim, quotechar='"', doublequote=True, strict=True)
             while True:
                 start = reader.line_num + 1

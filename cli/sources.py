@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-from evalwh.encoding import check_utf8
+from evalwh.encoding import COMPRESSIONS, check_utf8, data_suffix
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.locate import csv_bad_utf8, csv_syntax_error
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
+TEXT_FORMATS = frozenset({".csv", ".tsv", ".jsonl"})
 OTHER_FILES: tuple[str, ...] = ("run.toml", "stopwords.txt")
 # names that look like something a user meant evalwh to read
 INPUT_SUFFIXES = {*FORMATS, ".json", ".ndjson", ".txt", ".toml", ".xlsx", ".gz", ".zst", ".bz2", ".zip"}
@@ -81,7 +82,7 @@ def check_directory(directory: Path, kinds: Iterable[str], allow_extra: bool) ->
     ``allow_extra`` unknown input-looking files are too.
     """
     kinds = set(kinds)
-    known = {f"{kind}{ext}" for kind in kinds for ext in FORMATS} | set(OTHER_FILES)
+    known = {name for kind in kinds for name in input_names(kind)} | set(OTHER_FILES)
     for entry in sorted(directory.iterdir()):
         name = entry.name
         if name.startswith("."):
@@ -101,9 +102,15 @@ def check_directory(directory: Path, kinds: Iterable[str], allow_extra: bool) ->
                                    "or pass --allow-extra to ignore it")
 
 
+def input_names(kind: str) -> list[str]:
+    """The file names an input of ``kind`` may have: each format, text formats also gzip or zstd compressed."""
+    return [f"{kind}{ext}{compression}" for ext in FORMATS
+            for compression in ("", *(COMPRESSIONS if ext in TEXT_FORMATS else ()))]
+
+
 def find_input(directory: Path, kind: str) -> Path | None:
-    """The one file ``<kind>.<format>`` in ``directory``, or None; two formats at once is an error."""
-    found = [directory / f"{kind}{ext}" for ext in FORMATS if (directory / f"{kind}{ext}").is_file()]
+    """The one file ``<kind>.<format>[.gz|.zst]`` in ``directory``, or None; two at once is an error."""
+    found = [directory / name for name in input_names(kind) if (directory / name).is_file()]
     if len(found) > 1:
         names = " and ".join(p.name for p in found)
         raise InputError(str(directory), f"both {names} are present; keep one")
@@ -125,7 +132,7 @@ def _reader_message(exc: duckdb.Error) -> str:
 
 
 def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
-    delim = "\t" if path.suffix == ".tsv" else ","
+    delim = "\t" if data_suffix(path) == ".tsv" else ","
     if path.stat().st_size == 0:
         raise InputError(path.name, "the file is empty; it needs a header row")
     try:
@@ -155,7 +162,7 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
                 continue
             where = csv_syntax_error(path, delim)
             detail = where if where is not None else _reader_message(exc)
-            raise InputError(path.name, f"cannot parse as {path.suffix[1:].upper()}: {detail}") from exc
+            raise InputError(path.name, f"cannot parse as {data_suffix(path)[1:].upper()}: {detail}") from exc
     else:
         raise InputError(path.name, f"a line is longer than {max_line:,} bytes")
     reject = con.execute(
@@ -291,9 +298,10 @@ def stage(
     """
     raw = f"raw_{kind}"
     unread: tuple[str, ...] = ()
-    if path.suffix in (".csv", ".tsv"):
+    fmt = data_suffix(path)
+    if fmt in (".csv", ".tsv"):
         _stage_csv(con, path, raw)
-    elif path.suffix == ".jsonl":
+    elif fmt == ".jsonl":
         unread = _stage_jsonl(con, path, raw, wanted, set(list_columns))
     else:
         _stage_parquet(con, path, raw)
@@ -306,7 +314,7 @@ def stage(
     if "rowid" in types:  # ignored with --allow-extra, and it would shadow the row order DuckDB keeps
         con.execute(f"ALTER TABLE {raw} DROP COLUMN rowid")
     types = {column: t for column, t in types.items() if column in wanted}
-    if path.suffix == ".parquet":
+    if fmt == ".parquet":
         _check_parquet_types(path.name, types, set(list_columns))
     columns = frozenset(types)
     for column in list_columns:
@@ -319,7 +327,7 @@ def stage(
         cast_to = "VARCHAR[]" if column in list_columns else "VARCHAR"
         selects.append(f"CAST({quote_ident(column)} AS {cast_to}) AS {quote_ident(column)}")
     table = f"stg_{kind}"
-    if path.suffix in (".csv", ".tsv"):
+    if fmt in (".csv", ".tsv"):
         # every column is already text: a view over the raw rows, in file order, copies nothing
         con.execute(f"CREATE TEMP VIEW {table} AS SELECT {', '.join(selects)} FROM {raw}")
         return Staged(kind=kind, path=path, table=f"temp.{table}", columns=columns, extra=extra)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+from evalwh.encoding import data_suffix
 from evalwh.errors import SHOWN_CHARACTERS, InputError
 from evalwh.sources import Staged, quote_ident, reject_extra_columns, shown_name
 
@@ -102,7 +103,7 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
             found = ", ".join(shown_name(c) for c in sorted(staged.columns | set(staged.extra))) or "none"
             raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
     reject_extra_columns(staged, spec.required + spec.optional)
-    if staged.path.suffix == ".jsonl":
+    if data_suffix(staged.path) == ".jsonl":
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
         # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
         for column in spec.required:

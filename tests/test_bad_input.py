@@ -120,6 +120,10 @@ CASES: list[Case] = [
     Case("empty CSV file", lambda s: chapter(s, lambda d: (d / "claims.csv").write_bytes(b"")),
          "claims.csv: the file is empty; it needs a header row"),
     Case("not a directory", lambda s: ["load", str(s / "nowhere")], "nowhere: no such directory"),
+    Case("a .gz file that is not gzip", lambda s: chapter(s, lambda d: (d / "claims.csv").rename(d / "claims.csv.gz")),
+         "claims.csv.gz: not a valid gzip file"),
+    Case("a file both plain and compressed", lambda s: chapter(s, lambda d: shutil.copy(d / "claims.csv",
+         d / "claims.csv.zst")), "both claims.csv and claims.csv.zst are present"),
     Case("existing run without --replace", lambda s: ["seed"], "run 'chapter3' already exists; pass --replace"),
     # --- columns ---
     Case("missing column", lambda s: chapter(s, lambda d: edit(d / "chunks.csv", "chunk_id,doc_id,text",

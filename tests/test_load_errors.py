@@ -167,3 +167,32 @@ def test_an_unreadable_file_is_one_line_and_exit_2(cli, db: Path, run_dir: Path,
     assert result.exit_code == 2
     assert result.stderr == f"evalwh: error: {run_dir / 'chunks.csv'}: permission denied\n"
     assert not db.exists()
+
+
+def test_gzip_and_zstd_inputs_load_like_the_plain_files(cli, db: Path, tmp_path: Path) -> None:
+    import gzip
+
+    import duckdb
+
+    folder = tmp_path / "packed"
+    shutil.copytree(CHAPTER3, folder)
+    claims = folder / "claims.csv"
+    (folder / "claims.csv.gz").write_bytes(gzip.compress(claims.read_bytes()))
+    claims.unlink()
+    con = duckdb.connect()
+    con.execute(f"COPY (FROM read_csv('{folder / 'chunks.csv'}', all_varchar=true)) TO '{folder / 'chunks.csv.zst'}' "
+                "(HEADER, COMPRESSION zstd)")
+    con.close()
+    (folder / "chunks.csv").unlink()
+    assert sorted(p.name for p in folder.iterdir()) == ["chunks.csv.zst", "citations.csv", "claims.csv.gz", "questions.csv"]
+    result = cli("load", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert cli("seed").exit_code == 0
+    assert rows(db, "SELECT claim_id, status FROM claim_status WHERE run_id = 'packed' ORDER BY claim_id") == \
+        rows(db, "SELECT claim_id, status FROM claim_status WHERE run_id = 'chapter3' ORDER BY claim_id")
+    # a bad row inside a gzip file is still named by row and column
+    text = gzip.decompress((folder / "claims.csv.gz").read_bytes()).decode("utf-8").replace("c3,", ",", 1)
+    (folder / "claims.csv.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    bad = cli("load", str(folder), "--run", "again")
+    assert bad.exit_code == 2
+    assert "claims.csv.gz, row 3, column claim_id: empty id" in bad.stderr
