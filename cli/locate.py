@@ -58,7 +58,7 @@ def csv_line_of_row(path: Path, delim: str, row: int) -> int | None:
         for number, (start, _) in enumerate(csv_rows(path, delim)):
             if number == row:
                 return start
-    except csv.Error:
+    except (csv.Error, OSError, EOFError):
         return None
     return None
 
@@ -91,7 +91,7 @@ def csv_bad_utf8(path: Path, delim: str) -> tuple[int, str, int] | None:
                 except UnicodeEncodeError:
                     column = header[index] if index < len(header) else f"#{index + 1}"
                     return number, column, start
-    except (csv.Error, StopIteration):
+    except (csv.Error, StopIteration, OSError, EOFError):
         return None
     return None
 
@@ -108,6 +108,8 @@ def csv_syntax_error(path: Path, delim: str) -> str | None:
                 start = reader.line_num + 1
                 if next(reader, None) is None:
                     return None
+    except (OSError, EOFError):
+        return None
     except csv.Error as exc:
         if "unexpected end of data" in str(exc) or "EOF" in str(exc):
             return f"line {start}: a quoted field starts on this line and is never closed"
