@@ -1,9 +1,10 @@
-# make demo: set up .venv, load the bundled chapter-3 seed, print the evidence, write cases.tsv
-#            and the run's HTML and Markdown reports under out/
-# make test: set up .venv with the test extras and run the test suite
+# make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed, print the evidence,
+#            write cases.tsv and the run's HTML and Markdown reports under out/
+# make test: add the test extras to .venv and run the test suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+DEMO_STAMP := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
@@ -13,11 +14,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+$(DEMO_STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/evalwh --db evalwh.duckdb seed chapter3 --replace
 	$(BIN)/evalwh --db evalwh.duckdb evidence
 	$(BIN)/evalwh --db evalwh.duckdb cases -o cases.tsv

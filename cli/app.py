@@ -15,7 +15,7 @@ from typing import Annotated, Optional, TypeVar
 
 import duckdb
 import typer
-from evalwh import __version__, check, compare, history, loader, logs, queries, report, warehouse
+from evalwh import __version__, check, compare, export, history, loader, logs, queries, report, warehouse
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_line, os_error_message
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -463,6 +463,32 @@ def report_command(
         sys.stdout.write(text)
     else:
         note(f"wrote {output} and {report.claims_csv_path(output)}")
+
+
+class ExportFormat(str, Enum):
+    """Export file formats."""
+
+    parquet = "parquet"
+    csv = "csv"
+
+
+@app.command("export")
+@handles_errors
+def export_command(
+    ctx: typer.Context,
+    directory: Annotated[Path, typer.Argument(help="A new (or empty) folder to write.", file_okay=False)],
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="File format of every table and view.")]
+    = ExportFormat.parquet,
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Only this run's rows (default: every run).")]
+    = None,
+) -> None:
+    """Write every base table (Hive-partitioned by run_id) and every view to DIR, with DuckDB's COPY.
+
+    Prints one row per table and view: name, kind, rows, path (relative to DIR).
+    """
+    exported = export.export_warehouse(db_path(ctx), directory, fmt.value, run)
+    emit_rows(export.exported_rows(exported), Format.table, None)
+    note(f"wrote {len(exported)} tables and views to {directory}")
 
 
 @app.command()

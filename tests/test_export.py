@@ -1,0 +1,92 @@
+"""evalwh export: every table and view, read back by plain DuckDB, holds exactly the warehouse's rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+from evalwh.app import app
+from typer.testing import CliRunner
+
+from tests.conftest import rows
+
+
+def run(db: Path, *args: str):
+    return CliRunner().invoke(app, ["--db", str(db), *args])
+
+
+def read_back(con: duckdb.DuckDBPyConnection, folder: Path, path: str, fmt: str) -> str:
+    if path.endswith("/"):
+        glob = str(folder / path / f"**/*.{fmt}")
+        reader = "read_parquet" if fmt == "parquet" else "read_csv"
+        extra = ", hive_partitioning = true" + (", union_by_name = true" if fmt == "parquet" else "")
+        return f"{reader}('{glob}'{extra})"
+    return f"read_parquet('{folder / path}')" if fmt == "parquet" else f"read_csv('{folder / path}')"
+
+
+def same_rows(db: Path, name: str, exported: str, columns: list[str], where: str = "") -> None:
+    cols = ", ".join(f'"{c}"' for c in columns)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{db}' AS w (READ_ONLY)")
+    try:
+        missing = con.execute(f'SELECT count(*) FROM (SELECT {cols} FROM w."{name}"{where} EXCEPT ALL '
+                              f"SELECT {cols} FROM {exported})").fetchone()[0]
+        extra = con.execute(f"SELECT count(*) FROM (SELECT {cols} FROM {exported} EXCEPT ALL "
+                            f'SELECT {cols} FROM w."{name}"{where})').fetchone()[0]
+    finally:
+        con.close()
+    assert (missing, extra) == (0, 0), name
+
+
+def test_every_table_and_view_is_exported_whole(db: Path, tmp_path: Path) -> None:
+    for seed in ("chapter3", "handbook", "three-axis"):
+        assert run(db, "seed", seed).exit_code == 0
+    assert run(db, "materialize").exit_code == 0
+    out = tmp_path / "export"
+    result = run(db, "export", str(out))
+    assert result.exit_code == 0, result.stderr
+    tables = {r[0] for r in rows(db, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'")}
+    views = {r[0] for r in rows(db, "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal")}
+    listed = {line.split("│")[1].strip() for line in result.stdout.splitlines() if line.startswith("│")}
+    assert listed == tables | views
+    con = duckdb.connect()
+    for name in sorted(tables | views):
+        path = f"{name}/" if name in tables else f"views/{name}.parquet"
+        columns = [r[0] for r in rows(db, f"SELECT column_name FROM duckdb_columns() WHERE table_name = '{name}' "
+                                          "AND schema_name = 'main' ORDER BY column_index")] if name in tables else \
+            [d[0] for d in duckdb.connect(str(db), read_only=True).execute(f'SELECT * FROM "{name}" LIMIT 0').description]
+        same_rows(db, name, read_back(con, out, path, "parquet"), columns)
+    # the large tables are partitioned by run, as Spark and Polars expect
+    assert sorted(p.name for p in (out / "questions").iterdir()) == [
+        "run_id=chapter3", "run_id=handbook", "run_id=three-axis"]
+
+
+def test_one_run_as_csv(db: Path, tmp_path: Path) -> None:
+    for seed in ("chapter3", "handbook"):
+        assert run(db, "seed", seed).exit_code == 0
+    out = tmp_path / "one"
+    assert run(db, "export", str(out), "--run", "handbook", "--format", "csv").exit_code == 0
+    assert [p.name for p in (out / "questions").iterdir()] == ["run_id=handbook"]
+    con = duckdb.connect()
+    exported = read_back(con, out, "questions/", "csv")
+    assert con.execute(f"SELECT count(*) FROM {exported}").fetchone()[0] == \
+        rows(db, "SELECT count(*) FROM questions WHERE run_id = 'handbook'")[0][0]
+    metrics = con.execute(f"SELECT DISTINCT run_id FROM {read_back(con, out, 'views/run_metrics_long.csv', 'csv')}"
+                          ).fetchall()
+    assert metrics == [("handbook",)]
+
+
+def test_export_never_writes_into_a_folder_that_holds_files(db: Path, tmp_path: Path) -> None:
+    assert run(db, "seed").exit_code == 0
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+    result = run(db, "export", str(out))
+    assert result.exit_code == 2
+    assert "exists and is not an empty folder" in result.stderr
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".taken.")]
+    missing = run(db, "export", str(tmp_path / "x"), "--run", "nope")
+    assert missing.exit_code == 2 and not (tmp_path / "x").exists()
+    assert json.loads(run(db, "runs", "-f", "json").stdout)[0]["run_id"] == "chapter3"
