@@ -164,10 +164,16 @@ def report_load(result: loader.LoadResult) -> None:
 @app.command()
 @handles_errors
 def init(ctx: typer.Context) -> None:
-    """Create the warehouse file, or upgrade an older one to this release's schema and views."""
-    with open_warehouse(db_path(ctx), write=True):
+    """Create the warehouse file, or upgrade an older one to this release's schema and views.
+
+    A file stored in a newer DuckDB format than the oldest one evalwh promises is rewritten in that format.
+    """
+    path = db_path(ctx)
+    if path.exists() and warehouse.rewrite_in_oldest_format(path):
+        note(f"rewrote {path} in DuckDB's {warehouse.STORAGE_VERSION} storage format")
+    with open_warehouse(path, write=True):
         pass
-    note(f"warehouse ready at {db_path(ctx)}")
+    note(f"warehouse ready at {path}")
 
 
 @app.command()

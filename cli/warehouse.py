@@ -161,6 +161,50 @@ def open_warehouse(
         con.close()
 
 
+def _version(label: str) -> tuple[int, ...]:
+    """``'v1.4.0+'`` -> (1, 4, 0)."""
+    return tuple(int(part) for part in label.strip("v+").split(".") if part.isdigit())
+
+
+def storage_version(path: Path) -> str | None:
+    """The storage format of the warehouse file (``'v1.4.0+'``), as DuckDB reports it."""
+    con = duckdb.connect()
+    try:
+        attach(con, path, read_only=True)
+        tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchone()
+        return (tags[0] or {}).get("storage_version") if tags else None
+    finally:
+        con.close()
+
+
+def rewrite_in_oldest_format(path: Path) -> bool:
+    """Rewrite a warehouse stored in a format newer than STORAGE_VERSION in that format, whole or not at
+    all (DuckDB's COPY FROM DATABASE into a new file, then a rename). Returns whether it rewrote the file."""
+    found = storage_version(path)
+    if found is None or _version(found) <= _version(STORAGE_VERSION):
+        return False
+    staging = path.with_name(f".{path.name}.rewrite")
+    staging.unlink(missing_ok=True)
+    con = duckdb.connect()
+    try:
+        register_udfs(con)
+        attach(con, path, read_only=True)
+        con.execute("USE memory")
+        con.execute(f"ATTACH '{str(staging).replace(chr(39), chr(39) * 2)}' AS rewritten "
+                    f"(STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute("COPY FROM DATABASE warehouse TO rewritten")
+        con.execute("DETACH rewritten")
+        con.execute("DETACH warehouse")
+    except duckdb.Error as exc:
+        staging.unlink(missing_ok=True)
+        raise WarehouseError(f"{path}: cannot rewrite it in the {STORAGE_VERSION} format: "
+                             f"{str(exc).splitlines()[0]}") from exc
+    finally:
+        con.close()
+    staging.replace(path)
+    return True
+
+
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tuple[Any, ...]:
     """The row of a query that always returns exactly one (aggregates, a known run)."""
     row = con.execute(sql, params or []).fetchone()
