@@ -1,7 +1,8 @@
 """The CI gate: conditions on a run's metrics, each checked and reported.
 
 ``--min NAME=X`` needs the metric at least X, ``--max NAME=X`` at most X, and
-``--max-drop NAME=X`` needs it to fall by at most X from the previous run.
+``--max-drop NAME=X`` needs it to get worse by at most X since the baseline: fall, or rise
+for a metric where lower is better (``directions``).
 Metric names are those of run_metrics_long, in any case (``DANGLING`` is the
 dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
 0.625 - 0.575 passes ``--max-drop ...=0.05``.
@@ -15,6 +16,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from evalwh.directions import verdict, worsening
 from evalwh.errors import UsageError, closest
 from evalwh.history import LOG_METRICS, baseline_run, metric_values
 from evalwh.templates import fmt_number, render
@@ -98,9 +100,11 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
         if actual is None:
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, False,
                            "undefined for this run")
-        drop = previous - actual
+        drop = worsening(condition.metric, previous, actual)  # a rise, for a metric where lower is better
         ok = drop <= condition.limit + TOLERANCE
-        detail = f"{fmt_number(previous)} -> {fmt_number(actual)}, drop {fmt_number(drop)}"
+        change = verdict(condition.metric, actual - previous)
+        detail = f"{fmt_number(previous)} -> {fmt_number(actual)}, drop {fmt_number(drop)}" + \
+            (f" ({change})" if change and change != "same" else "")
         return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, ok, detail)
     if actual is None:
         return Outcome(str(condition), condition.kind, condition.metric, condition.limit, None, previous, False,

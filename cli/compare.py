@@ -1,19 +1,21 @@
 """Comparing two runs: metric deltas and the claims whose status changed.
 
-The result is one row set (kind, name, a, b, delta) so every output format
-can carry it; Markdown groups it into two tables.
+The result is one row set (kind, name, a, b, delta, change) so every output format
+can carry it; ``change`` is better, worse or same by the metric's direction
+(``directions``). Markdown groups it into two tables.
 """
 
 from __future__ import annotations
 
 import duckdb
+from evalwh.directions import verdict
 from evalwh.errors import UsageError
 from evalwh.history import baseline_run, metric_values, status_changes
 from evalwh.output import Rows
 from evalwh.templates import render
 from evalwh.warehouse import LATEST, resolve_run
 
-DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta")
+DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change")
 
 
 def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | None) -> tuple[str, str]:
@@ -43,10 +45,20 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[s
         if old is None and new is None:
             continue  # does not apply to either run
         delta = new - old if old is not None and new is not None else None
-        rows.append(("metric", name, old, new, delta))
+        rows.append(("metric", name, old, new, delta, verdict(name, delta)))
     for change in status_changes(con, a, b):
-        rows.append(("claim", change["claim_id"], change["before"], change["after"], None))
+        rows.append(("claim", change["claim_id"], change["before"], change["after"], None,
+                     claim_verdict(change["before"], change["after"])))
     return a, b, Rows(DIFF_COLUMNS, rows)
+
+
+def claim_verdict(before: str | None, after: str | None) -> str:
+    """A claim that became SUPPORTED got better; one that stopped being SUPPORTED got worse."""
+    if before == after or before is None or after is None:
+        return ""
+    if after == "SUPPORTED":
+        return "better"
+    return "worse" if before == "SUPPORTED" else ""
 
 
 def diff_markdown(run_a: str, run_b: str, rows: Rows) -> str:

@@ -53,9 +53,18 @@ def fmt_delta(value: Any, digits: int = 3) -> str:
     return sign + fmt_number(abs(value), digits)
 
 
+VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "same": "same"}
+
+
+def verdict_mark(value: str | None) -> str:
+    """How Markdown shows a change's verdict: a green or red dot and the word (colour alone is not enough)."""
+    return VERDICT_MARKS.get(value or "", "")
+
+
 def _common(env: Environment) -> Environment:
     env.filters["number"] = fmt_number
     env.filters["delta"] = fmt_delta
+    env.filters["verdict_mark"] = verdict_mark
     return env
 
 

@@ -34,7 +34,8 @@ def test_diff_markdown_matches_golden(two_runs: Path) -> None:
 
 def test_diff_json_and_unknown_run(two_runs: Path) -> None:
     rows = json.loads(run(two_runs, "diff", "base", "fixed", "-f", "json").stdout)
-    assert {"kind": "claim", "name": "c5", "a": "UNSUPPORTED", "b": "SUPPORTED", "delta": None} in rows
+    assert {"kind": "claim", "name": "c5", "a": "UNSUPPORTED", "b": "SUPPORTED", "delta": None,
+            "change": "better"} in rows
     bad = run(two_runs, "diff", "base", "nope")
     assert bad.exit_code == 2
     assert bad.stdout == ""
@@ -48,7 +49,7 @@ def test_check_passes_with_exit_0(two_runs: Path) -> None:
     assert result.stdout.splitlines() == [
         "ok    supported_share >= 0.625: is 0.625",
         "ok    dangling <= 1: is 1",
-        "ok    pair_precision drop <= 0: 0.625 -> 0.750, drop -0.125",
+        "ok    pair_precision drop <= 0: 0.625 -> 0.750, drop -0.125 (better)",
         "run fixed: all 3 conditions hold",
     ]
     assert result.stderr == ""
@@ -113,3 +114,13 @@ def test_check_markdown(two_runs: Path) -> None:
     assert result.exit_code == 1
     assert "## evalwh check: run fixed failed" in result.stdout
     assert "| ❌ | supported\\_share &gt;= 0.900 | is 0.625 |" in result.stdout
+
+
+def test_max_drop_counts_a_rise_as_worse_where_lower_is_better(two_runs: Path) -> None:
+    # base -> fixed: unsupported fell from 1 to 0 (better); fixed -> base by --baseline: it rose by 1 (worse)
+    improved = run(two_runs, "check", "--run", "fixed", "--max-drop", "unsupported=0")
+    assert improved.exit_code == 0
+    assert "unsupported drop <= 0: 1 -> 0, drop -1 (better)" in improved.stdout
+    regressed = run(two_runs, "check", "--run", "base", "--baseline", "fixed", "--max-drop", "unsupported=0.5")
+    assert regressed.exit_code == 1
+    assert "FAIL  unsupported drop <= 0.500: 0 -> 1, drop 1 (worse)" in regressed.stdout
