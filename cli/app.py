@@ -457,6 +457,10 @@ def report_command(
         float, typer.Option("--judge-tolerance", help="Flag a judge whose disagreement rate with the hand grades exceeds this.")
     ] = report.DEFAULT_JUDGE_TOLERANCE,
     baseline: BaselineOption = None,
+    dataset: Annotated[
+        Optional[str], typer.Option("--dataset", help="Render this dataset's history page instead: every run "
+                                    "with its headline metrics, and a trend chart per metric.")
+    ] = None,
 ) -> None:
     """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
 
@@ -464,6 +468,13 @@ def report_command(
     """
     output = to_file(output)
     chosen = fmt.value if fmt is not None else report.format_for(output)
+    if dataset is not None:
+        text = report.build_history(db_path(ctx), dataset, chosen, output)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            note(f"wrote {output}")
+        return
     text = report.build_report(db_path(ctx), run, chosen, output, max_rows, judge_tolerance, baseline)
     if output is None:
         sys.stdout.write(text)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
+from evalwh.directions import HEADLINE, verdict
 from evalwh.errors import UsageError
 from evalwh.highlight import segments
 from evalwh.history import (
@@ -31,6 +32,7 @@ STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DAN
 FAILING_FIRST = "CASE status WHEN 'DANGLING' THEN 1 WHEN 'UNCITED' THEN 2 WHEN 'UNSUPPORTED' THEN 3 " \
                 "WHEN 'NUMBER_MISMATCH' THEN 4 ELSE 5 END"
 FORMATS = {"html": "report.html.j2", "md": "report.md.j2"}
+HISTORY_FORMATS = {"html": "history.html.j2", "md": "history.md.j2"}
 DEFAULT_MAX_ROWS = 200
 
 # What the checks prove and what they leave open, shown in every report.
@@ -53,6 +55,38 @@ class Metric:
     value: float | None
     previous: float | None
     delta: float | None
+    verdict: str = ""  # better, worse, same or "" (directions.verdict)
+
+
+@dataclass
+class Trend:
+    """One metric over the runs of a dataset, oldest first, ending with the reported run."""
+
+    metric: str
+    points: list[tuple[str, float]]
+
+    # the plot area of the chart, in SVG units
+    WIDTH = 300
+    HEIGHT = 110
+
+    @property
+    def low(self) -> float:
+        """The bottom of the value axis: 0 unless a value is negative."""
+        return min(0.0, *(v for _, v in self.points))
+
+    @property
+    def high(self) -> float:
+        """The top of the value axis: 1 for shares, else the largest value (never equal to the bottom)."""
+        top = max(v for _, v in self.points)
+        return 1.0 if 0 <= top <= 1 and self.low >= 0 else (top if top > self.low else self.low + 1)
+
+    def coords(self) -> list[tuple[float, float, str, float]]:
+        """(x, y, run id, value) of each point, x from the oldest run to the newest, y up from the bottom."""
+        n = len(self.points)
+        span = self.high - self.low
+        return [(round(self.WIDTH * (i / (n - 1) if n > 1 else 0.5), 1),
+                 round(self.HEIGHT * (1 - (v - self.low) / span), 1), run_id, v)
+                for i, (run_id, v) in enumerate(self.points)]
 
 
 @dataclass
@@ -78,6 +112,9 @@ class ReportData:
     cases: Capped
     changes: Capped
     claims_csv: str | None = None
+    headline: list[Metric] | None = None
+    summary: str = ""
+    trends: list[Trend] | None = None
     retrieve_read: dict[str, Any] | None = None
     axes: dict[str, Any] | None = None
     production: dict[str, Any] | None = None
@@ -98,8 +135,46 @@ def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) 
         if value is None and old is None:
             continue  # the metric does not apply to these runs
         delta = value - old if value is not None and old is not None else None
-        out.append(Metric(name, value, old, delta))
+        out.append(Metric(name, value, old, delta, verdict(name, delta)))
     return out
+
+
+TREND_RUNS = 20  # the most recent runs of the dataset a trend chart shows
+
+
+def dataset_runs(con: duckdb.DuckDBPyConnection, dataset: str | None, up_to: str | None = None) -> list[str]:
+    """The runs of ``dataset``, oldest first (up to and including ``up_to``), at most the last TREND_RUNS."""
+    ids = [r[0] for r in con.execute(
+        "SELECT run_id FROM runs WHERE dataset IS NOT DISTINCT FROM $d AND created_at <= coalesce("
+        "(SELECT created_at FROM runs WHERE run_id = $u), 'infinity'::TIMESTAMP) ORDER BY created_at",
+        {"d": dataset, "u": up_to}).fetchall()]
+    return ids[-TREND_RUNS:]
+
+
+def trends(con: duckdb.DuckDBPyConnection, run_ids: list[str], names: list[str]) -> list[Trend]:
+    """Each named metric over ``run_ids`` (runs where it is undefined are skipped)."""
+    values = {run_id: metric_values(con, run_id) for run_id in run_ids}
+    out = []
+    for name in names:
+        points = [(run_id, values[run_id][name]) for run_id in run_ids if values[run_id].get(name) is not None]
+        if points:
+            out.append(Trend(name, points))
+    return out
+
+
+def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric], claims: int,
+                 supported: int) -> str:
+    """One sentence a reader can stop at: what the run holds and how it moved against its baseline."""
+    parts = [f"Run {run['run_id']} of dataset {run['dataset']}"]
+    if claims:
+        parts.append(f"{supported} of {claims} claims supported")
+    if previous is None:
+        parts.append("no earlier run of this dataset to compare with")
+    else:
+        better = sum(m.verdict == "better" for m in metrics)
+        worse = sum(m.verdict == "worse" for m in metrics)
+        parts.append(f"against {previous}: {better} metrics better, {worse} worse")
+    return "; ".join(parts) + "."
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
@@ -266,10 +341,15 @@ def gather(
     cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])
     changes = status_changes(con, previous, run_id) if previous else []
+    metrics = _metrics(con, run_id, previous)
+    headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
     return ReportData(
         run=info,
         previous=previous,
-        metrics=_metrics(con, run_id, previous),
+        metrics=metrics,
+        headline=headline,
+        summary=summary_line(info, previous, metrics, sum(counts.values()), int(counts.get("SUPPORTED", 0))),
+        trends=trends(con, dataset_runs(con, info["dataset"], run_id), [m.name for m in headline]),
         status_counts=[(s, int(counts.get(s, 0))) for s in STATUSES],
         claims=_claims(con, run_id, source, max_rows),
         sweep=sweep,
@@ -298,6 +378,39 @@ def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) ->
             writer.writerows([spreadsheet_safe(cid), status, json.dumps(ids, ensure_ascii=False),
                               spreadsheet_safe(text), spreadsheet_safe(quote)]
                              for cid, status, ids, text, quote in batch)
+
+
+# GitHub refuses a comment (and a step summary) longer than this many characters
+MARKDOWN_LIMIT = 65_536
+
+
+def _capped(data: ReportData, rows: int) -> ReportData:
+    """The same report with every table cut to ``rows`` rows (the totals, and so the notes, unchanged)."""
+    def cut(capped: Capped) -> Capped:
+        return Capped(capped.rows[:rows], capped.total)
+
+    trimmed = replace(data, claims=cut(data.claims), cases=cut(data.cases), changes=cut(data.changes))
+    if data.retrieve_read:
+        trimmed.retrieve_read = {**data.retrieve_read, "questions": cut(data.retrieve_read["questions"])}
+    if data.axes:
+        trimmed.axes = {**data.axes, "cases": cut(data.axes["cases"]), "checks": cut(data.axes["checks"])}
+    if data.production:
+        trimmed.production = {**data.production, "problems": cut(data.production["problems"]),
+                              "daily": data.production["daily"][:rows], "uncovered": data.production["uncovered"][:rows]}
+    return trimmed
+
+
+def within_comment_limit(text: str, data: ReportData, max_rows: int) -> str:
+    """The Markdown report, its tables cut shorter until it fits GitHub's comment limit, saying so."""
+    rows = max_rows
+    while len(text) > MARKDOWN_LIMIT and rows > 1:
+        rows = max(1, rows // 2)
+        note = (f"*Tables are cut to {rows} rows to stay within GitHub's {MARKDOWN_LIMIT:,}-character comment "
+                f"limit{'; the full claim table is in ' + data.claims_csv if data.claims_csv else ''}.*\n\n")
+        body = render("md", FORMATS["md"], r=_capped(data, rows), statuses=STATUSES, leaves_open=LEAVES_OPEN)
+        title, _, rest = body.partition("\n\n")
+        text = f"{title}\n\n{note}{rest}".rstrip("\n") + "\n"
+    return text
 
 
 def format_for(output: Path | None) -> str:
@@ -335,8 +448,49 @@ def build_report(
                 data.claims_csv = csv_path.name
         advance(1)
         text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN).rstrip("\n") + "\n"
+        if fmt == "md":
+            text = within_comment_limit(text, data, max_rows)
         if output is not None:
             with atomic_output(output) as handle:
                 handle.write(text)
         advance(1)
+    return text
+
+
+@dataclass
+class History:
+    """A dataset's runs, oldest first, with their headline metrics, and a trend per headline metric."""
+
+    dataset: str
+    columns: list[str]
+    runs: list[dict[str, Any]]
+    trends: list[Trend]
+
+
+def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
+    run_rows = _dicts(con, "SELECT run_id, created_at, label FROM runs WHERE dataset = ? ORDER BY created_at",
+                      [dataset])
+    if not run_rows:
+        known = [r[0] for r in con.execute("SELECT DISTINCT dataset FROM runs ORDER BY 1").fetchall()]
+        raise UsageError(f"no dataset named {dataset!r} (datasets: {', '.join(map(str, known)) or 'none'})")
+    values = {r["run_id"]: metric_values(con, r["run_id"]) for r in run_rows}
+    columns = [name for name in HEADLINE if any(values[r["run_id"]].get(name) is not None for r in run_rows)]
+    for row in run_rows:
+        row["metrics"] = [values[row["run_id"]].get(name) for name in columns]
+    recent = [r["run_id"] for r in run_rows][-TREND_RUNS:]
+    return History(dataset, columns, run_rows,
+                   [Trend(name, [(rid, values[rid][name]) for rid in recent if values[rid].get(name) is not None])
+                    for name in columns])
+
+
+def build_history(db: Path, dataset: str, fmt: str, output: Path | None) -> str:
+    """Render the history page of ``dataset``: every run with its headline metrics, and their trends."""
+    if fmt not in HISTORY_FORMATS:
+        raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(HISTORY_FORMATS)})")
+    with open_warehouse(db) as con:
+        history = gather_history(con, dataset)
+    text = render(fmt, HISTORY_FORMATS[fmt], h=history).rstrip("\n") + "\n"
+    if output is not None:
+        with atomic_output(output) as handle:
+            handle.write(text)
     return text

@@ -7,6 +7,8 @@ environment's finalize), so no value can open a tag, a link or a table cell.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from importlib.resources import files
 from typing import Any
@@ -61,10 +63,23 @@ def verdict_mark(value: str | None) -> str:
     return VERDICT_MARKS.get(value or "", "")
 
 
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(points: list[tuple[str, float]]) -> str:
+    """A metric over runs as one line of block characters, lowest value ▁, highest █."""
+    values = [v for _, v in points]
+    low, high = min(values), max(values)
+    if high == low:
+        return SPARKS[3] * len(values)
+    return "".join(SPARKS[round((v - low) / (high - low) * (len(SPARKS) - 1))] for v in values)
+
+
 def _common(env: Environment) -> Environment:
     env.filters["number"] = fmt_number
     env.filters["delta"] = fmt_delta
     env.filters["verdict_mark"] = verdict_mark
+    env.filters["sparkline"] = sparkline
     return env
 
 
@@ -81,6 +96,15 @@ def environment(kind: str) -> Environment:
     return _common(env)
 
 
+def page_script() -> tuple[Markup, str]:
+    """The HTML report's one inline script (sortable, filterable tables) and its CSP hash source."""
+    text = (files("evalwh.reports") / "partials" / "sortable.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return Markup(text), f"'sha256-{digest}'"
+
+
 def render(kind: str, template: str, **context: Any) -> str:
-    """Render ``reports/<template>`` with ``context``."""
+    """Render ``reports/<template>`` with ``context`` (HTML pages also get ``script`` and ``script_hash``)."""
+    if kind == "html":
+        context["script"], context["script_hash"] = page_script()
     return environment(kind).get_template(template).render(**context)
