@@ -133,3 +133,84 @@ def test_the_claims_csv_beside_a_report_is_safe_in_spreadsheets(db: Path, tmp_pa
         texts = {row["claim_id"]: row["text"] for row in csv.DictReader(handle)}
     assert texts["c1"].startswith("'=HYPERLINK(")
     assert texts["c2"] == "A loan laptop can be kept for 30 days."
+
+
+def test_a_regression_is_red_and_an_improvement_green(two_runs: Path) -> None:
+    improved = build_report(two_runs, "fixed", "html", None)
+    assert '<td class="num better">+0.125</td>' in improved  # supported_share and pair_precision rose
+    assert '<td class="num better">−1</td>' in improved  # unsupported fell: lower is better
+    regressed = build_report(two_runs, "base", "html", None, baseline="fixed")
+    assert '<td class="num worse">−0.125</td>' in regressed
+    assert '<td class="num worse">+1</td>' in regressed  # unsupported rose
+    md = build_report(two_runs, "base", "md", None, baseline="fixed")
+    assert "| unsupported | 1 | 0 | +1 | 🔴 worse |" in md
+    assert "| supported\\_share | 0.500 | −0.125 | 🔴 worse |" in md  # the headline table
+    assert "against fixed: 0 metrics better, 5 worse" in md
+
+
+def test_sections_that_do_not_apply_are_left_out(db: Path) -> None:
+    from evalwh.resources import seed_dir
+
+    load_run(db, Path(str(seed_dir("handbook"))), run="handbook")
+    md = build_report(db, "handbook", "md", None)
+    html = build_report(db, "handbook", "html", None)
+    for absent in ("Claim statuses", "Claims whose status changed", "This run has no claims"):
+        assert absent not in md and absent not in html
+    assert "### Refusal threshold sweep" in md
+    load_run(db, CHAPTER3, run="chapter3")
+    single = build_report(db, "chapter3", "md", None)
+    assert "### Claim statuses" in single and "Claims whose status changed" not in single
+
+
+def test_trend_charts_follow_the_dataset(two_runs: Path, tmp_path: Path) -> None:
+    load_run(two_runs, CHAPTER3, run="third", default_dataset="chapter3")
+    html = build_report(two_runs, "third", "html", None)
+    charts = re.findall(r'<svg[^>]*class="chart trend" data-metric="([a-z_]+)"', html)
+    assert charts == ["supported_share", "pair_precision", "best_correct"]
+    share = html[html.index('data-metric="supported_share"'):]
+    share = share[:share.index("</svg>")]
+    assert re.findall(r"<title>([a-z0-9]+): ([0-9.]+)</title>", share) == [
+        ("base", "0.500"), ("fixed", "0.625"), ("third", "0.500")]
+    assert "run, oldest to newest (3)" in share
+    # another dataset's runs are not on the chart
+    load_run(two_runs, CHAPTER3, run="elsewhere", default_dataset="other")
+    assert 'class="chart trend"' not in build_report(two_runs, "elsewhere", "html", None)
+
+
+def test_history_page_lists_every_run_of_the_dataset(two_runs: Path) -> None:
+    result = run(two_runs, "report", "--dataset", "chapter3", "--format", "md")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "| supported\\_share | pair\\_precision | best\\_correct |" in lines[4]
+    assert lines[6].startswith("| base |") and lines[6].endswith("| — | 0.500 | 0.625 | 7 |")
+    assert lines[7].startswith("| fixed |") and lines[7].endswith("| c5 quotes network-1 | 0.625 | 0.750 | 7 |")
+    assert "supported\\_share `▁█`" in result.stdout
+    html = run(two_runs, "report", "--dataset", "chapter3")
+    assert html.stdout.count('class="chart trend"') == 3
+    missing = run(two_runs, "report", "--dataset", "nope")
+    assert missing.exit_code == 2 and "no dataset named 'nope' (datasets: chapter3)" in missing.stderr
+
+
+def test_markdown_report_of_100000_claims_fits_a_github_comment(db: Path, tmp_path: Path) -> None:
+    import duckdb
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT 'k' || i AS chunk_id, repeat('Loan laptops are issued by the equipment desk. ', 8) "
+                f"|| 'Loan laptops go back within ' || i || ' days of issue.' AS text "
+                f"FROM range(1000) t(i)) TO '{folder / 'chunks.csv'}' (HEADER)")
+    con.execute(f"COPY (SELECT 'c' || i AS claim_id, 'Laptops go back in ' || (i % 997) || ' days, checked by '"
+                f" || repeat('the equipment desk ', 3) AS text, 'go back within ' || (i % 1000) || ' days' AS quote "
+                f"FROM range(100000) t(i)) TO '{folder / 'claims.csv'}' (HEADER)")
+    con.execute(f"COPY (SELECT 'c' || i AS claim_id, 'k' || (i % 1000) AS chunk_id FROM range(100000) t(i)) "
+                f"TO '{folder / 'citations.csv'}' (HEADER)")
+    con.close()
+    load_run(db, folder, run="big")
+    out = tmp_path / "r.md"
+    text = build_report(db, "big", "md", out)
+    assert len(text) <= 65_536
+    assert "Tables are cut to" in text and "the full claim table is in r.claims.csv" in text
+    with (tmp_path / "r.claims.csv").open(encoding="utf-8") as handle:
+        assert sum(1 for _ in handle) == 100_001
+    assert "| c" in text  # still shows the first failing claims

@@ -65,3 +65,58 @@ def test_html_report_opens_offline_without_errors(db: Path, tmp_path: Path) -> N
     assert requests == [report.as_uri()]
     assert shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_summary_trend_and_a_table_that_sorts_on_click(db: Path, tmp_path: Path) -> None:
+    _need_browser()
+    from evalwh.loader import load_run
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import fixed_c5_dir
+
+    load_run(db, CHAPTER3, run="base")
+    load_run(db, fixed_c5_dir(tmp_path), run="fixed", default_dataset="chapter3")
+    report = tmp_path / "report.html"
+    build_report(db, "fixed", "html", report)
+    console: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
+            page.on("pageerror", lambda err: console.append(f"pageerror: {err}"))
+            page.goto(report.as_uri())
+            assert page.locator("p.summary").inner_text() == (
+                "Run fixed of dataset chapter3; 5 of 8 claims supported; against base: 5 metrics better, 0 worse.")
+            share = page.locator('.figure[data-metric="supported_share"]')
+            assert share.locator(".value").inner_text() == "0.625"
+            assert share.locator(".better").inner_text() == "+0.125 vs base (better)"
+            trend = page.locator('svg.trend[data-metric="supported_share"]')
+            assert trend.locator("circle").count() == 2
+            assert "run, oldest to newest (2)" in trend.locator("text.axis-title").all_text_contents()
+            # the metrics table, sorted by its value column, descending after two clicks
+            table = page.locator("table.sortable").first
+            header = table.locator("th").nth(1)
+            first_names = lambda: table.locator("tbody tr td:first-child").all_inner_texts()  # noqa: E731
+            before = first_names()
+            header.click()
+            ascending = first_names()
+            header.click()
+            descending = first_names()
+            assert header.get_attribute("aria-sort") == "descending"
+            values = {"claims": 8, "uncited": 1, "dangling": 1, "unsupported": 0, "number_mismatch": 1, "supported": 5,
+                      "supported_share": 0.625, "pairs": 8, "sound_pairs": 6, "pair_precision": 0.75, "questions": 8,
+                      "best_correct": 7}
+            assert sorted(before) == sorted(values)
+            assert [values[n] for n in ascending] == sorted(values.values())
+            assert [values[n] for n in descending] == sorted(values.values(), reverse=True)
+            # the filter box above it keeps only the rows holding the text
+            page.locator("input.filter").first.fill("share")
+            assert table.locator("tbody tr:visible").all_inner_texts()[0].startswith("supported_share")
+            assert table.locator("tbody tr:visible").count() == 1
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert [c for c in console if c.startswith(("error", "pageerror", "warning"))] == []
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
