@@ -584,7 +584,7 @@ def logs_show(
 def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
     """List the imported log batches, oldest first."""
     with open_warehouse(db_path(ctx)) as con:
-        rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at")
+        rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at, log_batch_id")
     emit_rows(rows, fmt, None)
 
 
