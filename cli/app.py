@@ -15,7 +15,7 @@ from typing import Annotated, Optional, TypeVar
 
 import duckdb
 import typer
-from evalwh import __version__, check, compare, export, history, loader, logs, queries, report, warehouse
+from evalwh import __version__, check, compare, ddl, export, history, loader, logs, queries, report, warehouse
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_line, os_error_message
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
@@ -480,6 +480,30 @@ def report_command(
         sys.stdout.write(text)
     else:
         note(f"wrote {output} and {report.claims_csv_path(output)}")
+
+
+class Dialect(str, Enum):
+    """SQL dialects of `evalwh views`."""
+
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+@app.command("views")
+@handles_errors
+def views_command(
+    dialect: Annotated[Dialect, typer.Option("--dialect", help="duckdb (as the warehouse runs them) or spark "
+                                             "(transpiled by sqlglot; needs evalwh[spark]).")] = Dialect.duckdb,
+    schema: Annotated[bool, typer.Option("--schema", help="The base tables' DDL instead (spark only).")] = False,
+) -> None:
+    """Print the DDL of every view in dependency order, each statement followed by a line holding only ';'.
+
+    Needs no warehouse. With --dialect spark each view is CREATE OR REPLACE TEMPORARY VIEW.
+    """
+    if schema and dialect is not Dialect.spark:
+        raise UsageError("--schema prints Spark's base tables; add --dialect spark")
+    statements = ddl.spark_schema() if schema else ddl.view_statements(dialect.value)
+    sys.stdout.write(ddl.render(statements))
 
 
 class ExportFormat(str, Enum):

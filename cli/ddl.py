@@ -1,0 +1,71 @@
+"""The warehouse's DDL for DuckDB or Spark: every view in dependency order, and Spark's base tables.
+
+``evalwh views --dialect spark`` transpiles each model with sqlglot (the ``spark`` extra) into
+``CREATE OR REPLACE TEMPORARY VIEW name AS ...`` followed by a line holding only ``;``, so a
+script can split the output on that line. ``--schema`` prints the base tables for Spark: the
+same columns, no PRIMARY KEY, JSON kept as STRING. The views are transpiled as written:
+``evalwh.portable`` lists the constructs that do not yet mean the same on Spark.
+"""
+
+from __future__ import annotations
+
+import duckdb
+from evalwh.errors import UsageError
+from evalwh.resources import model_sources, schema_steps
+from evalwh.textnorm import register_udfs
+from evalwh.views import dependency_order
+
+DIALECTS = ("duckdb", "spark")
+
+
+def _sqlglot():  # type: ignore[no-untyped-def]
+    try:
+        import sqlglot
+    except ImportError:
+        raise UsageError("the spark dialect needs sqlglot: pip install 'evalwh[spark]'") from None
+    return sqlglot
+
+
+def view_statements(dialect: str) -> list[str]:
+    """One CREATE VIEW statement per model, each after the views it reads."""
+    if dialect not in DIALECTS:
+        raise UsageError(f"unknown dialect {dialect!r} (use {' or '.join(DIALECTS)})")
+    sources = model_sources()
+    order = dependency_order(sources)
+    if dialect == "duckdb":
+        return [f'CREATE OR REPLACE VIEW "{name}" AS\n{sources[name].strip()}' for name in order]
+    sqlglot = _sqlglot()
+    out = []
+    for name in order:
+        (body,) = sqlglot.transpile(sources[name], read="duckdb", write="spark", pretty=True)
+        out.append(f"CREATE OR REPLACE TEMPORARY VIEW {name} AS\n{body}")
+    return out
+
+
+def spark_schema() -> list[str]:
+    """CREATE TABLE statements for Spark with the columns of every base table of the warehouse."""
+    sqlglot = _sqlglot()
+    con = duckdb.connect()
+    try:
+        register_udfs(con)
+        for _, _, sql in schema_steps():
+            con.execute(sql)
+        tables: dict[str, list[str]] = {}
+        for table, column, data_type in con.execute(
+            "SELECT c.table_name, c.column_name, c.data_type FROM duckdb_columns() AS c "
+            "JOIN duckdb_tables() AS t ON t.database_name = c.database_name AND t.schema_name = c.schema_name "
+            "AND t.table_name = c.table_name WHERE c.database_name = current_database() AND c.schema_name = 'main' "
+            "ORDER BY c.table_name, c.column_index"
+        ).fetchall():
+            spark_type = "STRING" if data_type == "JSON" else \
+                sqlglot.exp.DataType.build(data_type, dialect="duckdb").sql("spark")
+            tables.setdefault(table, []).append(f"  {column} {spark_type}")
+    finally:
+        con.close()
+    return [f"CREATE TABLE {table} (\n" + ",\n".join(columns) + "\n) USING parquet"
+            for table, columns in tables.items()]
+
+
+def render(statements: list[str]) -> str:
+    """Statements separated by a line holding only ``;``."""
+    return "".join(f"{statement}\n;\n" for statement in statements)
