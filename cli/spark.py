@@ -1,0 +1,75 @@
+"""Running evalwh's views on Spark, over a folder written by ``evalwh export``.
+
+``register(spark, export_dir)`` reads each base table from ``export_dir/<table>/`` (Parquet,
+Hive-partitioned by ``run_id`` where the table has one) as a temporary view, then creates the
+evalwh views, transpiled by sqlglot (``evalwh views --dialect spark``), in dependency order.
+Needs the ``spark`` extra (pyspark, sqlglot). Not every view means the same on Spark yet:
+``PORTABLE_VIEWS`` are the ones whose SQL, and the SQL of every view they read, passes the
+portability lint (``evalwh.portable``), and tests/test_spark.py proves them equal to DuckDB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from evalwh.ddl import view_statements
+from evalwh.portable import lint
+from evalwh.resources import model_sources
+from evalwh.views import dependency_order
+
+
+def _reads(sources: dict[str, str]) -> dict[str, set[str]]:
+    graph = {}
+    for name, sql in sources.items():
+        body = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
+        graph[name] = {other for other in sources if other != name and re.search(rf"\b{other}\b", body)}
+    return graph
+
+
+def portable_views() -> list[str]:
+    """The views whose SQL and whose inputs' SQL hold no construct the lint flags, in dependency order."""
+    sources = model_sources()
+    graph = _reads(sources)
+    dirty = {name for name, sql in sources.items() if lint(name, sql)}
+
+    def inputs(name: str) -> set[str]:
+        seen: set[str] = set()
+        stack = [name]
+        while stack:
+            for other in graph[stack.pop()]:
+                if other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        return seen
+
+    return [name for name in dependency_order(sources) if name not in dirty and not inputs(name) & dirty]
+
+
+def register(spark: Any, export_dir: Path, views: Iterable[str] | None = None) -> list[str]:
+    """Register the exported tables and create ``views`` (default: the portable ones) with the views they
+    read; returns the views created, in order."""
+    # a run id such as 2026 stays a string, as it is in the warehouse
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    for folder in sorted(Path(export_dir).iterdir()):
+        if folder.is_dir() and folder.name != "views":
+            frame = spark.read.option("basePath", str(folder)).parquet(str(folder))
+            frame.createOrReplaceTempView(folder.name)
+    wanted = set(views if views is not None else portable_views())
+    graph = _reads(model_sources())
+    needed = set(wanted)
+    stack = list(wanted)
+    while stack:
+        for other in graph[stack.pop()]:
+            if other not in needed:
+                needed.add(other)
+                stack.append(other)
+    created = []
+    order = dependency_order(model_sources())
+    for name, statement in zip(order, view_statements("spark"), strict=True):
+        if name in needed:
+            spark.sql(statement)
+            created.append(name)
+    return created
