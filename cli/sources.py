@@ -311,8 +311,8 @@ def stage(
         [raw],
     ).fetchall())
     extra = () if allow_extra else unread + tuple(column for column in types if column not in wanted)
-    if "rowid" in types:  # ignored with --allow-extra, and it would shadow the row order DuckDB keeps
-        con.execute(f"ALTER TABLE {raw} DROP COLUMN rowid")
+    if "rowid" in types:  # ignored with --allow-extra; renamed, as it would shadow the row order DuckDB keeps
+        con.execute(f'ALTER TABLE {raw} RENAME COLUMN rowid TO "rowid (input)"')
     types = {column: t for column, t in types.items() if column in wanted}
     if fmt == ".parquet":
         _check_parquet_types(path.name, types, set(list_columns))

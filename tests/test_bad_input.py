@@ -133,6 +133,8 @@ CASES: list[Case] = [
          "claims.csv, column question_idd: unknown column (did you mean 'question_id'?); pass --allow-extra"),
     Case("unknown JSONL key", lambda s: chapter(s, lambda d: to_jsonl(d, "chunks", [
          {"chunk_id": "a", "text": "t", "txet": "u"}])), "chunks.jsonl, column txet: unknown column (did you mean 'text'?)"),
+    Case("a CSV whose only column is rowid", lambda s: chapter(s, lambda d: (d / "questions.csv").write_text(
+         "rowid\n1\n", encoding="utf-8")), "questions.csv, column question_id: missing column 'question_id' (found: rowid)"),
     Case("empty JSONL key", lambda s: chapter(s, lambda d: to_jsonl(d, "chunks", [{"chunk_id": "a", "text": "t", "": 1}])),
          "chunks.jsonl, column '': unknown column"),
     Case("header of control bytes", lambda s: chapter(s, lambda d: (d / "claims.csv").write_bytes(b"\x00\x01\x02\n")),
