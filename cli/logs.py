@@ -190,8 +190,8 @@ REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
     ("ts_text IS NOT NULL AND (TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL OR NOT regexp_matches(trim(ts_text), "
      "'^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}|$)'))", "timestamp is not ISO 8601"),
     ("refused_text IS NOT NULL AND TRY_CAST(refused_text AS BOOLEAN) IS NULL", "refused is not a boolean"),
-    ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import"),
 )
+REPEATED_ID = ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import")
 
 
 def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
@@ -205,14 +205,21 @@ def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
 
 def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
     """Find malformed requests; raise for the first bad record unless ``skip_bad``, which keeps them in ``bad``."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, min({'file': file, 'line': line}) AS first_seen "
-        "FROM norm_requests GROUP BY request_id"
-    )
     raw, join = _raw_join(con)
-    checked = (f"SELECT n.*, f.first_seen, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n "
-               f"LEFT JOIN temp.first_lines AS f USING (request_id){join}")
-    for condition, message in REQUEST_CHECKS:
+    checks = list(REQUEST_CHECKS)
+    first_seen = "NULL AS first_seen"
+    repeated = scalar(con, "SELECT count(*) FROM (SELECT 1 FROM temp.norm_requests GROUP BY request_id "
+                           "HAVING count(*) > 1)")
+    if repeated:  # only then is it worth finding where each id was first seen
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, "
+            "min({'file': file, 'line': line}) AS first_seen FROM norm_requests GROUP BY request_id"
+        )
+        join = " LEFT JOIN temp.first_lines AS f USING (request_id)" + join
+        first_seen = "f.first_seen"
+        checks.append(REPEATED_ID)
+    checked = f"SELECT n.*, {first_seen}, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n{join}"
+    for condition, message in checks:
         con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, raw_text FROM ({checked}) WHERE {condition}")
     _raise_first_bad(con, skip_bad)
 
