@@ -54,10 +54,11 @@ class InputError(EvalwhError):
 SHOWN_CHARACTERS = 200
 
 
-def clip(value: object) -> str:
-    """``repr`` of a value for a message, never longer than 200 characters of the value."""
-    text = repr(value)
-    return text if len(text) <= SHOWN_CHARACTERS else text[: SHOWN_CHARACTERS - 1] + "…"
+def shortened(value: object) -> object:
+    """A long text value cut to the 200 characters a message shows; anything else unchanged."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARACTERS:
+        return value[:SHOWN_CHARACTERS] + "…"
+    return value
 
 
 class WarehouseError(EvalwhError):

@@ -151,9 +151,9 @@ def dataset_runs(con: duckdb.DuckDBPyConnection, dataset: str | None, up_to: str
     return ids[-TREND_RUNS:]
 
 
-def trends(con: duckdb.DuckDBPyConnection, run_ids: list[str], names: list[str]) -> list[Trend]:
-    """Each named metric over ``run_ids`` (runs where it is undefined are skipped)."""
-    values = {run_id: metric_values(con, run_id) for run_id in run_ids}
+def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str]) -> list[Trend]:
+    """Each named metric over ``run_ids``, from each run's metric values (runs where it is undefined are
+    skipped, and so are metrics no run has)."""
     out = []
     for name in names:
         points = [(run_id, values[run_id][name]) for run_id in run_ids if values[run_id].get(name) is not None]
@@ -343,13 +343,14 @@ def gather(
     changes = status_changes(con, previous, run_id) if previous else []
     metrics = _metrics(con, run_id, previous)
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
+    history = dataset_runs(con, info["dataset"], run_id)
     return ReportData(
         run=info,
         previous=previous,
         metrics=metrics,
         headline=headline,
         summary=summary_line(info, previous, metrics, sum(counts.values()), int(counts.get("SUPPORTED", 0))),
-        trends=trends(con, dataset_runs(con, info["dataset"], run_id), [m.name for m in headline]),
+        trends=trends({r: metric_values(con, r) for r in history}, history, [m.name for m in headline]),
         status_counts=[(s, int(counts.get(s, 0))) for s in STATUSES],
         claims=_claims(con, run_id, source, max_rows),
         sweep=sweep,
@@ -478,9 +479,7 @@ def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
     for row in run_rows:
         row["metrics"] = [values[row["run_id"]].get(name) for name in columns]
     recent = [r["run_id"] for r in run_rows][-TREND_RUNS:]
-    return History(dataset, columns, run_rows,
-                   [Trend(name, [(rid, values[rid][name]) for rid in recent if values[rid].get(name) is not None])
-                    for name in columns])
+    return History(dataset, columns, run_rows, trends(values, recent, columns))
 
 
 def build_history(db: Path, dataset: str, fmt: str, output: Path | None) -> str:

@@ -10,7 +10,6 @@ portability lint (``evalwh.portable``), and tests/test_spark.py proves them equa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,34 +17,15 @@ from typing import Any
 from evalwh.ddl import view_statements
 from evalwh.portable import lint
 from evalwh.resources import model_sources
-from evalwh.views import dependency_order
-
-
-def _reads(sources: dict[str, str]) -> dict[str, set[str]]:
-    graph = {}
-    for name, sql in sources.items():
-        body = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
-        graph[name] = {other for other in sources if other != name and re.search(rf"\b{other}\b", body)}
-    return graph
+from evalwh.views import dependency_order, model_inputs, upstream
 
 
 def portable_views() -> list[str]:
     """The views whose SQL and whose inputs' SQL hold no construct the lint flags, in dependency order."""
     sources = model_sources()
-    graph = _reads(sources)
+    graph = model_inputs(sources)
     dirty = {name for name, sql in sources.items() if lint(name, sql)}
-
-    def inputs(name: str) -> set[str]:
-        seen: set[str] = set()
-        stack = [name]
-        while stack:
-            for other in graph[stack.pop()]:
-                if other not in seen:
-                    seen.add(other)
-                    stack.append(other)
-        return seen
-
-    return [name for name in dependency_order(sources) if name not in dirty and not inputs(name) & dirty]
+    return [name for name in dependency_order(sources) if name not in dirty and not upstream(graph, [name]) & dirty]
 
 
 def register(spark: Any, export_dir: Path, views: Iterable[str] | None = None) -> list[str]:
@@ -58,14 +38,7 @@ def register(spark: Any, export_dir: Path, views: Iterable[str] | None = None) -
             frame = spark.read.option("basePath", str(folder)).parquet(str(folder))
             frame.createOrReplaceTempView(folder.name)
     wanted = set(views if views is not None else portable_views())
-    graph = _reads(model_sources())
-    needed = set(wanted)
-    stack = list(wanted)
-    while stack:
-        for other in graph[stack.pop()]:
-            if other not in needed:
-                needed.add(other)
-                stack.append(other)
+    needed = wanted | upstream(model_inputs(model_sources()), wanted)
     created = []
     order = dependency_order(model_sources())
     for name, statement in zip(order, view_statements("spark"), strict=True):

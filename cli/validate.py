@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 from evalwh.encoding import data_suffix
-from evalwh.errors import SHOWN_CHARACTERS, InputError
+from evalwh.errors import InputError, shortened
 from evalwh.sources import Staged, quote_ident, reject_extra_columns, shown_name
 
 EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse", "flag_premise")
@@ -68,13 +68,6 @@ def reject_first(
                       "ORDER BY row_no LIMIT 1")
     if row:
         raise InputError(staged.name, message(shortened(row[1])), row=row[0], column=column)
-
-
-def shortened(value: Any) -> Any:
-    """A long text value cut to the 200 characters a message shows."""
-    if isinstance(value, str) and len(value) > SHOWN_CHARACTERS:
-        return value[:SHOWN_CHARACTERS] + "…"
-    return value
 
 
 def reject_repeats(
