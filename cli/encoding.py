@@ -77,12 +77,8 @@ def looks_like(raw: bytes, start: int) -> str:
     return f"the file looks like Windows-1252 or Latin-1, where byte 0x{byte:02X} is {char!r}"
 
 
-def check_utf8(path: Path, block: int = 1 << 24) -> None:
-    """Raise InputError naming the encoding the file looks like and its first line that is not UTF-8.
-
-    Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
-    A gzip file is checked decompressed; a zstd file is left to DuckDB's reader.
-    """
+def check_byte_order_mark(path: Path) -> None:
+    """Raise InputError if the file starts with a UTF-16 or UTF-32 byte-order mark, or is a broken gzip file."""
     if not readable_here(path):
         return
     try:
@@ -94,6 +90,17 @@ def check_utf8(path: Path, block: int = 1 << 24) -> None:
         if head.startswith(bom):
             raise InputError(path.name, f"the file is {name} (it starts with a {name} byte-order mark); "
                                         "save it as UTF-8")
+
+
+def check_utf8(path: Path, block: int = 1 << 24) -> None:
+    """Raise InputError naming the encoding the file looks like and its first line that is not UTF-8.
+
+    Decodes the file in large blocks of whole lines; only a block that fails is read line by line.
+    A gzip file is checked decompressed; a zstd file is left to DuckDB's reader.
+    """
+    if not readable_here(path):
+        return
+    check_byte_order_mark(path)
     line_base = 0
     for data, _ in line_blocks(path, block):
         try:

@@ -189,8 +189,7 @@ def _write_claims(con: duckdb.DuckDBPyConnection, staged: dict[str, Staged], par
         SELECT $run AS run_id, s.claim_id, s.row_no AS ordinal, {_opt(claims, 'question_id')} AS question_id,
                s.text, s.quote, native_join(native_words(s.quote)) AS quote_norm,
                native_digit_runs(s.text) AS text_digits, native_digit_runs(s.quote) AS quote_digits
-        FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s
-        ORDER BY s.row_no""",
+        FROM (SELECT * REPLACE (coalesce(text, '') AS text, coalesce(quote, '') AS quote) FROM {claims.table}) AS s""",
         params,
     )
     if "cited" in claims.columns:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import sys
+from array import array
 from functools import lru_cache
 
 import duckdb
@@ -39,7 +40,9 @@ CAPITAL_SIGMA = "\u03a3"
 @lru_cache(maxsize=1)
 def _every_code_point() -> str:
     """All code points but the surrogates (which no UTF-8 text can hold)."""
-    return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, sys.maxunicode + 1)))
+    points = array("I", range(0xD800))
+    points.extend(range(0xE000, sys.maxunicode + 1))
+    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
 @lru_cache(maxsize=None)

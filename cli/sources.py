@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-from evalwh.encoding import COMPRESSIONS, check_utf8, data_suffix
+from evalwh.encoding import COMPRESSIONS, check_byte_order_mark, check_utf8, data_suffix
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.locate import csv_bad_utf8, csv_syntax_error
 
@@ -131,10 +131,12 @@ def _reader_message(exc: duckdb.Error) -> str:
     return re.sub(r"(Original Line: )(.{%d}).+" % SHOWN_CHARACTERS, r"\1\2…", detail)
 
 
-def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
-    delim = "\t" if data_suffix(path) == ".tsv" else ","
-    if path.stat().st_size == 0:
-        raise InputError(path.name, "the file is empty; it needs a header row")
+def _check_csv_utf8(path: Path, delim: str) -> None:
+    """Raise the encoding error, with its row and column, if the file is not UTF-8.
+
+    DuckDB's reader rejects every byte sequence that is not UTF-8, so this full scan of the file
+    runs only once the reader has failed or set a row aside: a valid file is read once.
+    """
     try:
         check_utf8(path)
     except InputError as exc:
@@ -144,6 +146,13 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
         row, column, line = located
         raise InputError(path.name, exc.detail.split(": ", 1)[1], row=row, column=column,
                          line=None if line == row + 1 else line) from None
+
+
+def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
+    delim = "\t" if data_suffix(path) == ".tsv" else ","
+    if path.stat().st_size == 0:
+        raise InputError(path.name, "the file is empty; it needs a header row")
+    check_byte_order_mark(path)
     rejects, scans = f"{raw}_rejects", f"{raw}_scans"
     max_line = DEFAULT_MAX_LINE
     for _ in range(MAX_LINE_RETRIES):
@@ -160,6 +169,7 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
             if longer:  # a valid file with long lines: read it again with room for them
                 max_line = max(2 * max_line, int(longer.group(1)) + 1)
                 continue
+            _check_csv_utf8(path, delim)
             where = csv_syntax_error(path, delim)
             detail = where if where is not None else _reader_message(exc)
             raise InputError(path.name, f"cannot parse as {data_suffix(path)[1:].upper()}: {detail}") from exc
@@ -169,6 +179,7 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
         f"SELECT line, column_name, error_type, error_message FROM {rejects} ORDER BY line LIMIT 1"
     ).fetchone()
     if reject:
+        _check_csv_utf8(path, delim)
         line, column, error_type, message = reject
         detail = message.splitlines()[0] if message else str(error_type)
         where = f"line {line}"
