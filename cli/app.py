@@ -18,7 +18,8 @@ import typer
 from evalwh import __version__, check, compare, ddl, export, history, loader, logs, queries, report, warehouse
 from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_line, os_error_message
 from evalwh.evidence import evidence_lines
-from evalwh.output import Format, Rows, atomic_output, write_lines, write_rows
+from evalwh.output import Format, Rows, atomic_output, write_lines, write_table
+from evalwh.rowfiles import write_copy
 from evalwh.options import GlobalOptionsGroup, settings
 from evalwh.resources import seed_dir, seed_names
 from evalwh.warehouse import LATEST, open_warehouse
@@ -97,11 +98,17 @@ def db_path(ctx: typer.Context) -> Path:
 def emit_rows(rows: Rows, fmt: Format, output: Path | None) -> None:
     """Write rows to stdout or, atomically, to a file."""
     output = to_file(output)
-    if output is None:
-        write_rows(rows, fmt, sys.stdout, safe_csv=settings.safe_csv)
+    if fmt is Format.table:
+        if output is None:
+            write_table(rows, sys.stdout)
+        else:
+            with atomic_output(output) as handle:
+                write_table(rows, handle)
+    elif fmt is Format.parquet and output is None and sys.stdout.isatty():
+        raise UsageError("parquet is binary: give -o FILE, or pipe stdout into a file or program")
     else:
-        with atomic_output(output) as handle:
-            write_rows(rows, fmt, handle, safe_csv=settings.safe_csv)
+        write_copy(rows, fmt, None, output, safe_csv=settings.safe_csv)
+    if output is not None:
         note(f"wrote {len(rows.rows)} rows to {output}")
 
 

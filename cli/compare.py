@@ -45,10 +45,10 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[s
         if old is None and new is None:
             continue  # does not apply to either run
         delta = new - old if old is not None and new is not None else None
-        rows.append(("metric", name, old, new, delta, verdict(name, delta)))
+        rows.append(("metric", name, old, new, delta, verdict(name, delta) or None))
     for change in status_changes(con, a, b):
         rows.append(("claim", change["claim_id"], change["before"], change["after"], None,
-                     claim_verdict(change["before"], change["after"])))
+                     claim_verdict(change["before"], change["after"]) or None))
     return a, b, Rows(DIFF_COLUMNS, rows)
 
 

@@ -15,8 +15,9 @@ from evalwh.warehouse import resolve_run
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | dict[str, object] | None = None) -> Rows:
     """Run any SELECT and return its rows."""
     rel = con.execute(sql, params or [])
-    columns = tuple(d[0] for d in rel.description) if rel.description else ()
-    return Rows(columns, rel.fetchall() if columns else [])
+    described = rel.description or []
+    columns = tuple(d[0] for d in described)
+    return Rows(columns, rel.fetchall() if columns else [], types=tuple(str(d[1]) for d in described))
 
 
 # what `evalwh sql` runs: queries, never statements that write, attach, detach, copy, set or load

@@ -7,7 +7,6 @@ written beside the report as CSV.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,8 +22,9 @@ from evalwh.history import (
     metric_values,
     status_changes,
 )
-from evalwh.output import atomic_output, spreadsheet_safe
+from evalwh.output import Format, atomic_output
 from evalwh.progress import progress
+from evalwh.rowfiles import copy_query
 from evalwh.templates import render
 from evalwh.warehouse import one, open_warehouse, resolve_run, scalar
 
@@ -363,22 +363,16 @@ def gather(
 
 
 def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) -> None:
-    """The full per-claim table of a run, failing claims first."""
+    """The full per-claim table of a run, failing claims first; a file for spreadsheets, so text that
+    would run as a formula is prefixed with '."""
     source = claim_statuses_source(con, run_id)
-    rel = con.execute(
+    copy_query(
+        con,
         f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote FROM {source} AS s "
         "JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
         f"WHERE s.run_id = ? ORDER BY {FAILING_FIRST}, s.ordinal",
-        [run_id],
+        [run_id], Format.csv, path, safe_csv=True,
     )
-    with atomic_output(path) as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow([d[0] for d in rel.description])
-        while batch := rel.fetchmany(10_000):
-            # a file for spreadsheets: text that would run as a formula is prefixed with '
-            writer.writerows([spreadsheet_safe(cid), status, json.dumps(ids, ensure_ascii=False),
-                              spreadsheet_safe(text), spreadsheet_safe(quote)]
-                             for cid, status, ids, text, quote in batch)
 
 
 # GitHub refuses a comment (and a step summary) longer than this many characters

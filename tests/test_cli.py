@@ -280,7 +280,7 @@ def test_stopwords_file_with_a_byte_order_mark(cli, tmp_path: Path) -> None:
     (folder / "stopwords.txt").write_bytes("\ufeffloan\nlaptop\n".encode("utf-8"))
     assert cli("load", str(folder)).exit_code == 0
     params = json.loads(cli("sql", "SELECT params FROM runs", "-f", "json").stdout)[0]["params"]
-    assert json.loads(params)["stopwords"] == ["laptop", "loan"]
+    assert params["stopwords"] == ["laptop", "loan"]  # a JSON column is written as JSON, not as a string
 
 
 def test_two_loads_started_together_both_succeed_with_wait(db: Path) -> None:
@@ -336,15 +336,49 @@ def test_a_log_metric_without_logs_is_no_data_not_unknown(cli) -> None:
 
 
 def test_json_and_csv_write_every_duckdb_type(cli) -> None:
+    # DuckDB writes them: each value as DuckDB prints it (an INTERVAL as '1 day 01:30:00'), a JSON value as JSON
     assert cli("seed").exit_code == 0
     query = ("SELECT 'a'::BLOB || '\\x00'::BLOB AS b, uuid '00000000-0000-0000-0000-00000000002a' AS id, "
-             "INTERVAL 1 DAY + INTERVAL 90 MINUTE AS i, TIME '12:34:56' AS t, DATE '2026-12-02' AS d")
+             "INTERVAL 1 DAY + INTERVAL 90 MINUTE AS i, TIME '12:34:56' AS t, DATE '2026-12-02' AS d, "
+             "170141183460469231731687303715884105727::HUGEINT AS h, '{\"k\": [1]}'::JSON AS j, "
+             "true AS ok")
     result = cli("sql", "-f", "json", query)
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == [{"b": "a\\x00", "id": "00000000-0000-0000-0000-00000000002a",
-                                          "i": "P1DT1H30M0S", "t": "12:34:56", "d": "2026-12-02"}]
+                                          "i": "1 day 01:30:00", "t": "12:34:56", "d": "2026-12-02",
+                                          "h": 170141183460469231731687303715884105727, "j": {"k": [1]}, "ok": True}]
     csv_out = cli("sql", "-f", "csv", query)
-    assert csv_out.stdout.splitlines()[1] == "a\\x00,00000000-0000-0000-0000-00000000002a,P1DT1H30M0S,12:34:56,2026-12-02"
+    assert csv_out.stdout.splitlines()[1] == (
+        'a\\x00,00000000-0000-0000-0000-00000000002a,1 day 01:30:00,12:34:56,2026-12-02,'
+        '170141183460469231731687303715884105727,"{""k"": [1]}",true')
+
+
+def test_parquet_keeps_every_type_and_needs_a_file_or_a_pipe(cli, tmp_path: Path) -> None:
+    import duckdb
+
+    assert cli("seed").exit_code == 0
+    query = ("SELECT 'a'::BLOB AS b, uuid '00000000-0000-0000-0000-00000000002a' AS id, INTERVAL 90 MINUTE AS i, "
+             "TIME '12:34:56' AS t, ['x', NULL] AS l, {'k': 2.5} AS s, 'nan'::DOUBLE AS n, NULL::VARCHAR AS z")
+    out = tmp_path / "rows.parquet"
+    assert cli("cases", "-f", "parquet", "-o", str(out)).exit_code == 0
+    cases = duckdb.sql(f"SELECT count(*) FROM '{out}'").fetchall()[0]
+    assert cases == (8,)
+    piped = cli("sql", "-f", "parquet", query)
+    assert piped.exit_code == 0, piped.stderr
+    out.write_bytes(piped.stdout_bytes)
+    con = duckdb.connect()
+    assert [str(t) for t in con.sql(f"SELECT * FROM '{out}'").types] == [
+        "BLOB", "UUID", "INTERVAL", "TIME", "VARCHAR[]", "STRUCT(k DECIMAL(2,1))", "DOUBLE", "VARCHAR"]
+    assert con.sql(f"SELECT count(*) FROM '{out}' WHERE b = 'a'::BLOB AND i = INTERVAL 90 MINUTE "
+                   "AND l = ['x', NULL] AND s.k = 2.5 AND isnan(n) AND z IS NULL").fetchall() == [(1,)]
+
+
+def test_json_has_no_nan_and_tsv_escapes_what_would_break_a_line(cli) -> None:
+    assert cli("seed").exit_code == 0
+    result = cli("sql", "-f", "json", "SELECT 'nan'::DOUBLE AS n, 'inf'::DOUBLE AS i, [1.5, 'nan'::DOUBLE] AS l")
+    assert json.loads(result.stdout) == [{"n": None, "i": None, "l": [1.5, None]}]
+    tsv = cli("sql", "-f", "tsv", "SELECT 'a\tb\nc\\d\re \"q\"' AS s, ['x'] AS l, NULL AS z, 2 AS n")
+    assert tsv.stdout == 'a\\tb\\nc\\\\d\\re "q"\t["x"]\t\t2\n'
 
 
 def test_a_long_table_is_capped_with_a_note(cli) -> None:
@@ -352,7 +386,7 @@ def test_a_long_table_is_capped_with_a_note(cli) -> None:
     table = cli("sql", "SELECT range AS n FROM range(1500)")
     assert table.exit_code == 0
     assert "│ 999 │" in table.stdout and "│ 1000 │" not in table.stdout
-    assert table.stderr == "evalwh: the table shows 1,000 of 1,500 rows; -f csv, tsv or json prints them all\n"
+    assert table.stderr == "evalwh: the table shows 1,000 of 1,500 rows; -f csv, tsv, json or parquet prints them all\n"
     assert len(cli("sql", "-f", "csv", "SELECT range AS n FROM range(1500)").stdout.splitlines()) == 1501
 
 
