@@ -3,9 +3,9 @@
 ``register(spark, export_dir)`` reads each base table from ``export_dir/<table>/`` (Parquet,
 Hive-partitioned by ``run_id`` where the table has one) as a temporary view, then creates the
 evalwh views, transpiled by sqlglot (``evalwh views --dialect spark``), in dependency order.
-Needs the ``spark`` extra (pyspark, sqlglot). Not every view means the same on Spark yet:
-``PORTABLE_VIEWS`` are the ones whose SQL, and the SQL of every view they read, passes the
-portability lint (``evalwh.portable``), and tests/test_spark.py proves them equal to DuckDB.
+Needs the ``spark`` extra (pyspark, sqlglot). ``portable_views()`` are the views whose SQL, and
+the SQL of every view they read, passes the portability lint (``evalwh.portable``): today every
+view; tests/test_spark.py proves them equal to DuckDB.
 """
 
 from __future__ import annotations

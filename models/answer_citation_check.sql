@@ -13,12 +13,17 @@ answers AS (
     FROM responses AS r JOIN run_settings AS s ON s.run_id = r.run_id
     WHERE s.reader_format = 'bracket'
 ),
+marker_rows AS (
+    SELECT run_id, question_id, unnest(markers) AS n
+    FROM response_sentences
+),
 markers AS (
-    SELECT DISTINCT s.run_id, s.question_id, m.n, TRY_CAST(m.n AS BIGINT) AS value
-    FROM response_sentences AS s, unnest(s.markers) AS m(n)
+    SELECT DISTINCT run_id, question_id, n, TRY_CAST(n AS BIGINT) AS value
+    FROM marker_rows
 ),
 invalid AS (
-    SELECT m.run_id, m.question_id, array_agg(m.n ORDER BY length(m.n), m.n) AS numbers
+    SELECT m.run_id, m.question_id,
+           list_transform(list_sort(array_agg(struct_pack(width := length(m.n), n := m.n))), lambda x: x.n) AS numbers
     FROM markers AS m
     LEFT JOIN passages AS p ON p.run_id = m.run_id AND p.question_id = m.question_id
     WHERE m.value IS NULL OR m.value < 1 OR m.value > COALESCE(p.n, 0)

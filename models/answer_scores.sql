@@ -18,39 +18,53 @@ WITH scored AS (
     JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
     WHERE q.expected = 'answer'
 ),
+variant_rows AS (
+    SELECT run_id, question_id, unnest(acceptable_tokens) AS reference
+    FROM scored
+),
 variants AS (
-    SELECT s.run_id, s.question_id, v.i, s.acceptable_tokens[v.i] AS reference
-    FROM scored AS s, generate_series(1, len(s.acceptable_tokens)) AS v(i)
+    -- a variant is known by its tokens: equal variants score alike, and only the best counts
+    SELECT DISTINCT run_id, question_id, reference FROM variant_rows
+),
+prediction_tokens AS (
+    SELECT run_id, question_id, unnest(prediction) AS token
+    FROM scored
 ),
 prediction_counts AS (
-    SELECT s.run_id, s.question_id, t.token, count(*) AS n
-    FROM scored AS s, unnest(s.prediction) AS t(token)
-    GROUP BY s.run_id, s.question_id, t.token
+    SELECT run_id, question_id, token, count(*) AS n
+    FROM prediction_tokens
+    GROUP BY run_id, question_id, token
+),
+reference_tokens AS (
+    SELECT run_id, question_id, reference, unnest(reference) AS token
+    FROM variants
 ),
 reference_counts AS (
-    SELECT v.run_id, v.question_id, v.i, t.token, count(*) AS n
-    FROM variants AS v, unnest(v.reference) AS t(token)
-    GROUP BY v.run_id, v.question_id, v.i, t.token
+    SELECT run_id, question_id, reference, token, count(*) AS n
+    FROM reference_tokens
+    GROUP BY run_id, question_id, reference, token
 ),
 common AS (
-    SELECT rc.run_id, rc.question_id, rc.i, sum(least(rc.n, pc.n)) AS common
+    SELECT rc.run_id, rc.question_id, rc.reference, sum(least(rc.n, pc.n)) AS common
     FROM reference_counts AS rc
     JOIN prediction_counts AS pc
         ON pc.run_id = rc.run_id AND pc.question_id = rc.question_id AND pc.token = rc.token
-    GROUP BY rc.run_id, rc.question_id, rc.i
+    GROUP BY rc.run_id, rc.question_id, rc.reference
 ),
 per_variant AS (
     SELECT
         v.run_id,
         v.question_id,
-        CASE WHEN len(v.reference) > 0 AND v.reference = s.prediction THEN 1 ELSE 0 END AS em,
+        CASE WHEN array_length(v.reference) > 0 AND v.reference = s.prediction THEN 1 ELSE 0 END AS em,
         CASE
-            WHEN len(s.prediction) = 0 OR len(v.reference) = 0 THEN 0.0
-            ELSE 2.0 * COALESCE(c.common, 0) / (len(s.prediction) + len(v.reference))
+            WHEN array_length(s.prediction) = 0 OR array_length(v.reference) = 0 THEN 0.0
+            ELSE CAST(2 AS DOUBLE) * COALESCE(c.common, 0)
+                 / (array_length(s.prediction) + array_length(v.reference))
         END AS f1
     FROM variants AS v
     JOIN scored AS s ON s.run_id = v.run_id AND s.question_id = v.question_id
-    LEFT JOIN common AS c ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.i = v.i
+    LEFT JOIN common AS c
+        ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.reference = v.reference
 ),
 best AS (
     SELECT run_id, question_id, max(em) AS em, max(f1) AS f1

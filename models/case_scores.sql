@@ -16,7 +16,8 @@ WITH expected AS (
     LEFT JOIN cases AS c ON c.run_id = q.run_id AND c.question_id = q.question_id
 ),
 retrieved AS (
-    SELECT run_id, question_id, array_agg(chunk_id ORDER BY rank) AS ids
+    SELECT run_id, question_id,
+           list_transform(list_sort(array_agg(struct_pack(r := rank, id := chunk_id))), lambda x: x.id) AS ids
     FROM retrievals
     GROUP BY run_id, question_id
 ),
@@ -31,9 +32,9 @@ scored AS (
         o.action = 'refuse'                                 AS refused,
         CASE
             WHEN e.expected_chunk IS NOT NULL THEN COALESCE(list_contains(r.ids, e.expected_chunk), FALSE)
-            ELSE COALESCE(len(r.ids), 0) = 0
+            ELSE COALESCE(array_length(r.ids), 0) = 0
         END                                                 AS retrieval_ok,
-        o.sources = COALESCE(r.ids[1:1], CAST([] AS VARCHAR[])) AS citation_ok,
+        o.sources = COALESCE(array_slice(r.ids, 1, 1), CAST([] AS VARCHAR[])) AS citation_ok,
         (o.action = 'refuse') = (e.expected = 'refuse')     AS refusal_ok
     FROM expected AS e
     JOIN reader_outputs AS o ON o.run_id = e.run_id AND o.question_id = e.question_id

@@ -12,7 +12,8 @@ WITH pair_counts AS (
         count(*)                                    AS pairs,
         count(*) FILTER (WHERE NOT chunk_exists)    AS dangling_pairs,
         count(*) FILTER (WHERE quote_found)         AS sound_pairs,
-        array_agg(chunk_id ORDER BY ordinal)        AS cited_ids
+        list_transform(list_sort(array_agg(struct_pack(o := ordinal, id := chunk_id))), lambda c: c.id)
+                                                    AS cited_ids
     FROM citation_pairs
     GROUP BY run_id, claim_id
 )
@@ -25,7 +26,8 @@ SELECT
         WHEN p.pairs IS NULL                               THEN 'UNCITED'
         WHEN p.dangling_pairs > 0                          THEN 'DANGLING'
         WHEN p.sound_pairs = 0                             THEN 'UNSUPPORTED'
-        WHEN NOT list_has_all(cl.quote_digits, cl.text_digits) THEN 'NUMBER_MISMATCH'
+        WHEN array_length(list_filter(cl.text_digits, lambda d: NOT list_contains(cl.quote_digits, d))) > 0
+                                                           THEN 'NUMBER_MISMATCH'
         ELSE 'SUPPORTED'
     END                                                    AS status,
     COALESCE(p.cited_ids, CAST([] AS VARCHAR[]))           AS cited_ids,

@@ -13,11 +13,14 @@ WITH top_chunk AS (
     LEFT JOIN sentence_norms AS n ON n.text_hash = c.text_hash
     WHERE r.rank = 1
 ),
+variants AS (
+    SELECT run_id, question_id, unnest(acceptable_norms) AS variant
+    FROM questions
+),
 matches AS (
-    SELECT DISTINCT q.run_id, q.question_id
-    FROM questions AS q
-    JOIN top_chunk AS t ON t.run_id = q.run_id AND t.question_id = q.question_id,
-    unnest(q.acceptable_norms) AS v(variant)
+    SELECT DISTINCT v.run_id, v.question_id
+    FROM variants AS v
+    JOIN top_chunk AS t ON t.run_id = v.run_id AND t.question_id = v.question_id
     WHERE contains(t.sentence_norm, v.variant)
 )
 SELECT
@@ -28,4 +31,4 @@ SELECT
 FROM questions AS q
 LEFT JOIN top_chunk AS t ON t.run_id = q.run_id AND t.question_id = q.question_id
 LEFT JOIN matches AS m ON m.run_id = q.run_id AND m.question_id = q.question_id
-WHERE len(q.acceptable_answers) > 0
+WHERE array_length(q.acceptable_answers) > 0

@@ -19,8 +19,8 @@ SELECT
     count(*) FILTER (WHERE human_label IS NOT NULL AND judge_label <> human_label) AS disagreements,
     count(*) FILTER (WHERE human_label IS NOT NULL AND judge_label <> human_label)
         / NULLIF(count(human_label), 0)                                    AS disagreement_rate,
-    COALESCE(array_agg(item_id ORDER BY item_id)
-                 FILTER (WHERE human_label IS NOT NULL AND judge_label <> human_label),
+    COALESCE(list_sort(array_agg(item_id)
+                 FILTER (WHERE human_label IS NOT NULL AND judge_label <> human_label)),
              CAST([] AS VARCHAR[]))                                         AS disagreed_items
 FROM judged
 GROUP BY run_id, judge

@@ -1,15 +1,22 @@
 -- One row per (run, production request): the best overlap score of its question over the
 -- run's chunks, by the run's tokenizer and stop words: the score the threshold sweep uses.
-WITH request_terms AS (
-    SELECT DISTINCT s.run_id, l.source, l.request_id, t.term
+WITH request_term_rows AS (
+    SELECT s.run_id, l.source, l.request_id,
+           unnest(CASE WHEN s.tokenizer = 'unicode' THEN l.question_uterms ELSE l.question_words END) AS term
     FROM run_settings AS s
-    CROSS JOIN log_requests AS l,
-    unnest(CASE WHEN s.tokenizer = 'unicode' THEN l.question_uterms ELSE l.question_words END) AS t(term)
-    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS w WHERE w.run_id = s.run_id AND w.word = t.term)
+    CROSS JOIN log_requests AS l
+),
+request_terms AS (
+    SELECT DISTINCT t.run_id, t.source, t.request_id, t.term
+    FROM request_term_rows AS t
+    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS w WHERE w.run_id = t.run_id AND w.word = t.term)
+),
+chunk_term_rows AS (
+    SELECT run_id, chunk_id, unnest(text_terms) AS term
+    FROM chunks
 ),
 chunk_terms AS (
-    SELECT DISTINCT c.run_id, c.chunk_id, t.term
-    FROM chunks AS c, unnest(c.text_terms) AS t(term)
+    SELECT DISTINCT run_id, chunk_id, term FROM chunk_term_rows
 ),
 scores AS (
     SELECT q.run_id, q.source, q.request_id, c.chunk_id, count(*) AS score

@@ -26,6 +26,7 @@ SELECT
     position,
     count(*) FILTER (WHERE matched) AS exact_matches,
     count(*)                        AS total,
-    COALESCE(array_agg(question_id ORDER BY ordinal) FILTER (WHERE NOT matched), CAST([] AS VARCHAR[])) AS missed
+    COALESCE(list_transform(list_sort(array_agg(struct_pack(o := ordinal, id := question_id)) FILTER (WHERE NOT matched)),
+                            lambda x: x.id), CAST([] AS VARCHAR[])) AS missed
 FROM scored
 GROUP BY run_id, policy, position

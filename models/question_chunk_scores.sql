@@ -1,13 +1,19 @@
 -- One row per (question, chunk) that share at least one term: the overlap score, the
 -- number of different non-stop terms (by the run's tokenizer; ascii terms are the
 -- chapter's words) the question and the chunk share. Pairs sharing nothing have no row.
-WITH question_terms AS (
-    SELECT DISTINCT q.run_id, q.question_id, w.term
-    FROM questions AS q, unnest(q.question_terms) AS w(term)
+WITH question_term_rows AS (
+    SELECT run_id, question_id, unnest(question_terms) AS term
+    FROM questions
+),
+question_terms AS (
+    SELECT DISTINCT run_id, question_id, term FROM question_term_rows
+),
+chunk_term_rows AS (
+    SELECT run_id, chunk_id, ordinal, unnest(text_terms) AS term
+    FROM chunks
 ),
 chunk_terms AS (
-    SELECT DISTINCT c.run_id, c.chunk_id, c.ordinal, w.term
-    FROM chunks AS c, unnest(c.text_terms) AS w(term)
+    SELECT DISTINCT run_id, chunk_id, ordinal, term FROM chunk_term_rows
 )
 SELECT
     qt.run_id,

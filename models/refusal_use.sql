@@ -26,9 +26,9 @@ SELECT
     count(*) FILTER (WHERE use = 'wrongly') AS wrongly,
     count(*) FILTER (WHERE use = 'missed')  AS missed,
     count(*) FILTER (WHERE phrase_misuse)   AS phrase_misuse,
-    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'rightly'), CAST([] AS VARCHAR[])) AS rightly_ids,
-    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'wrongly'), CAST([] AS VARCHAR[])) AS wrongly_ids,
-    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE use = 'missed'), CAST([] AS VARCHAR[]))  AS missed_ids,
-    COALESCE(array_agg(question_id ORDER BY question_id) FILTER (WHERE phrase_misuse), CAST([] AS VARCHAR[])) AS phrase_misuse_ids
+    COALESCE(list_sort(array_agg(question_id) FILTER (WHERE use = 'rightly')), CAST([] AS VARCHAR[])) AS rightly_ids,
+    COALESCE(list_sort(array_agg(question_id) FILTER (WHERE use = 'wrongly')), CAST([] AS VARCHAR[])) AS wrongly_ids,
+    COALESCE(list_sort(array_agg(question_id) FILTER (WHERE use = 'missed')), CAST([] AS VARCHAR[]))  AS missed_ids,
+    COALESCE(list_sort(array_agg(question_id) FILTER (WHERE phrase_misuse)), CAST([] AS VARCHAR[])) AS phrase_misuse_ids
 FROM uses
 GROUP BY run_id

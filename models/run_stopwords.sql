@@ -2,6 +2,5 @@
 -- read from runs.params.stopwords.
 SELECT
     r.run_id,
-    s.word
-FROM runs AS r,
-     unnest(CAST(json_extract(r.params, '$.stopwords') AS VARCHAR[])) AS s(word)
+    unnest(CAST(json_extract(r.params, '$.stopwords') AS VARCHAR[])) AS word
+FROM runs AS r

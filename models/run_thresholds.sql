@@ -2,6 +2,5 @@
 -- read from runs.params.thresholds.
 SELECT
     r.run_id,
-    t.threshold
-FROM runs AS r,
-     unnest(CAST(json_extract(r.params, '$.thresholds') AS INTEGER[])) AS t(threshold)
+    unnest(CAST(json_extract(r.params, '$.thresholds') AS INTEGER[])) AS threshold
+FROM runs AS r

@@ -9,32 +9,43 @@
 --   failed_checks        the names of the checks that failed, in this order
 --   held_for_review      some check failed: a person should read it
 WITH cited AS (
-    SELECT r.run_id, r.question_id, s.chunk_id
-    FROM responses AS r, unnest(r.sources) AS s(chunk_id)
+    SELECT run_id, question_id, unnest(sources) AS chunk_id
+    FROM responses
+),
+retrieved AS (
+    SELECT DISTINCT run_id, question_id, chunk_id FROM retrievals
 ),
 cited_counts AS (
     SELECT
         ci.run_id,
         ci.question_id,
-        count(*) FILTER (WHERE c.chunk_id IS NULL)  AS missing,
-        count(*) FILTER (WHERE NOT EXISTS (
-            SELECT 1 FROM retrievals AS rt
-            WHERE rt.run_id = ci.run_id AND rt.question_id = ci.question_id AND rt.chunk_id = ci.chunk_id
-        ))                                           AS not_retrieved
+        count(*) FILTER (WHERE c.chunk_id IS NULL)   AS missing,
+        count(*) FILTER (WHERE rt.chunk_id IS NULL)  AS not_retrieved
     FROM cited AS ci
     LEFT JOIN chunks AS c ON c.run_id = ci.run_id AND c.chunk_id = ci.chunk_id
+    LEFT JOIN retrieved AS rt
+        ON rt.run_id = ci.run_id AND rt.question_id = ci.question_id AND rt.chunk_id = ci.chunk_id
     GROUP BY ci.run_id, ci.question_id
 ),
+answer_numbers AS (
+    SELECT run_id, question_id, unnest(answer_numbers) AS number
+    FROM responses
+),
+supported_numbers AS (
+    -- numbers of an answer found among the numbers of a chunk it cites
+    SELECT DISTINCT a.run_id, a.question_id, a.number
+    FROM answer_numbers AS a
+    JOIN cited AS ci ON ci.run_id = a.run_id AND ci.question_id = a.question_id
+    JOIN chunks AS c ON c.run_id = ci.run_id AND c.chunk_id = ci.chunk_id
+    WHERE list_contains(c.text_numbers, a.number)
+),
 unsupported_numbers AS (
-    SELECT r.run_id, r.question_id, count(*) AS n
-    FROM responses AS r, unnest(r.answer_numbers) AS a(number)
-    WHERE NOT EXISTS (
-        SELECT 1
-        FROM cited AS ci
-        JOIN chunks AS c ON c.run_id = ci.run_id AND c.chunk_id = ci.chunk_id
-        WHERE ci.run_id = r.run_id AND ci.question_id = r.question_id AND list_contains(c.text_numbers, a.number)
-    )
-    GROUP BY r.run_id, r.question_id
+    SELECT a.run_id, a.question_id, count(*) AS n
+    FROM answer_numbers AS a
+    LEFT JOIN supported_numbers AS s
+        ON s.run_id = a.run_id AND s.question_id = a.question_id AND s.number = a.number
+    WHERE s.number IS NULL
+    GROUP BY a.run_id, a.question_id
 ),
 checks AS (
     SELECT
@@ -43,8 +54,8 @@ checks AS (
         o.parse_ok                                                 AS parsed,
         COALESCE(cc.missing, 0) = 0                                AS cited_exist,
         COALESCE(cc.not_retrieved, 0) = 0                          AS cited_retrieved,
-        o.action <> 'answer' OR len(o.sources) >= 1                AS answer_has_citation,
-        o.action <> 'refuse' OR len(o.sources) = 0                 AS refusal_sources_ok,
+        o.action <> 'answer' OR array_length(o.sources) >= 1       AS answer_has_citation,
+        o.action <> 'refuse' OR array_length(o.sources) = 0        AS refusal_sources_ok,
         COALESCE(un.n, 0) = 0                                      AS numbers_supported
     FROM reader_outputs AS o
     LEFT JOIN cited_counts AS cc ON cc.run_id = o.run_id AND cc.question_id = o.question_id

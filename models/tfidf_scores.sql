@@ -9,13 +9,16 @@
 WITH tfidf_runs AS (
     SELECT run_id FROM run_settings WHERE retriever = 'tfidf'
 ),
-chunk_tf AS (
-    SELECT c.run_id, c.chunk_id, t.term, count(*) AS tf
+chunk_term_rows AS (
+    SELECT c.run_id, c.chunk_id, unnest(c.text_terms) AS term
     FROM chunks AS c
-    JOIN tfidf_runs AS r ON r.run_id = c.run_id,
-    unnest(c.text_terms) AS t(term)
-    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = c.run_id AND s.word = t.term)
-    GROUP BY c.run_id, c.chunk_id, t.term
+    JOIN tfidf_runs AS r ON r.run_id = c.run_id
+),
+chunk_tf AS (
+    SELECT t.run_id, t.chunk_id, t.term, count(*) AS tf
+    FROM chunk_term_rows AS t
+    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = t.run_id AND s.word = t.term)
+    GROUP BY t.run_id, t.chunk_id, t.term
 ),
 chunk_count AS (
     SELECT c.run_id, count(*) AS n
@@ -40,12 +43,16 @@ chunk_units AS (
     FROM chunk_weights AS w JOIN chunk_norms AS n ON n.run_id = w.run_id AND n.chunk_id = w.chunk_id
     WHERE n.norm > 0
 ),
+question_term_rows AS (
+    SELECT q.run_id, q.question_id, unnest(q.question_terms) AS term
+    FROM questions AS q
+    JOIN tfidf_runs AS r ON r.run_id = q.run_id
+),
 question_weights AS (
-    SELECT q.run_id, q.question_id, t.term, count(*) * i.idf AS w
-    FROM questions AS q,
-         unnest(q.question_terms) AS t(term)
-    JOIN idf AS i ON i.run_id = q.run_id AND i.term = t.term
-    GROUP BY q.run_id, q.question_id, t.term, i.idf
+    SELECT t.run_id, t.question_id, t.term, count(*) * i.idf AS w
+    FROM question_term_rows AS t
+    JOIN idf AS i ON i.run_id = t.run_id AND i.term = t.term
+    GROUP BY t.run_id, t.question_id, t.term, i.idf
 ),
 question_norms AS (
     SELECT run_id, question_id, sqrt(CAST(sum(CAST(w * w AS DECIMAL(38, 18))) AS DOUBLE)) AS norm
@@ -58,7 +65,7 @@ question_units AS (
 ),
 dots AS (
     SELECT qu.run_id, qu.question_id, cu.chunk_id,
-           sum(CAST(round(qu.u * cu.u * 4611686018427387904.0) AS BIGINT)) AS scaled
+           sum(CAST(round(qu.u * cu.u * CAST(4611686018427387904 AS DOUBLE)) AS BIGINT)) AS scaled
     FROM question_units AS qu
     JOIN chunk_units AS cu ON cu.run_id = qu.run_id AND cu.term = qu.term
     GROUP BY qu.run_id, qu.question_id, cu.chunk_id
@@ -67,6 +74,6 @@ SELECT
     run_id,
     question_id,
     chunk_id,
-    CAST(scaled AS DOUBLE) / 4611686018427387904.0 AS score
+    CAST(scaled AS DOUBLE) / CAST(4611686018427387904 AS DOUBLE) AS score
 FROM dots
 WHERE scaled > 0

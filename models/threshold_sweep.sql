@@ -15,12 +15,12 @@ SELECT
     count(*) FILTER (WHERE q.expected = 'refuse' AND q.best_score >= t.threshold)
                                                                     AS wrongly_answered_count,
     COALESCE(
-        array_agg(q.question_id ORDER BY q.ordinal)
-            FILTER (WHERE q.expected <> 'refuse' AND q.best_score < t.threshold),
+        list_transform(list_sort(array_agg(struct_pack(o := q.ordinal, id := q.question_id))
+            FILTER (WHERE q.expected <> 'refuse' AND q.best_score < t.threshold)), lambda x: x.id),
         CAST([] AS VARCHAR[]))                                      AS wrongly_refused,
     COALESCE(
-        array_agg(q.question_id ORDER BY q.ordinal)
-            FILTER (WHERE q.expected = 'refuse' AND q.best_score >= t.threshold),
+        list_transform(list_sort(array_agg(struct_pack(o := q.ordinal, id := q.question_id))
+            FILTER (WHERE q.expected = 'refuse' AND q.best_score >= t.threshold)), lambda x: x.id),
         CAST([] AS VARCHAR[]))                                      AS wrongly_answered
 FROM run_thresholds AS t
 JOIN question_best_score AS q
