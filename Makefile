@@ -8,7 +8,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: demo test bench bench-logs clean
+.PHONY: demo test bench bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ bench: $(BENCH_STAMP)
 
 bench-logs: $(STAMP)
 	$(BIN)/python bench/logs_1m.py
+
+# DuckDB and local Spark computing every view of a 1,000,000-claim run (needs Java)
+bench-spark: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,spark]'
+	$(BIN)/python bench/spark_views.py
 
 clean:
 	rm -rf $(VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out
