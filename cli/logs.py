@@ -21,7 +21,7 @@ import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
-from evalwh.encoding import check_utf8, line_blocks
+from evalwh.encoding import check_byte_order_mark, check_utf8, line_blocks
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, one, scalar
 
@@ -89,8 +89,10 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
             except duckdb.Error as exc:
                 raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
             continue
-        check_utf8(path)
+        check_byte_order_mark(path)
         if not _read_json_lines_fast(con, path):
+            # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
+            check_utf8(path)
             _read_json_lines_exact(con, path)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
