@@ -1,7 +1,8 @@
 """The warehouse's DDL for DuckDB or Spark: every view in dependency order, and Spark's base tables.
 
 ``evalwh views --dialect spark`` transpiles each model with sqlglot (the ``spark`` extra) into
-``CREATE OR REPLACE TEMPORARY VIEW name AS ...`` followed by a line holding only ``;``, so a
+``CREATE OR REPLACE TEMPORARY VIEW name AS ...`` (sqlglot's Spark dialect with the changes in
+``evalwh.sparksql``) followed by a line holding only ``;``, so a
 script can split the output on that line. ``--schema`` prints the base tables for Spark: the
 same columns, no PRIMARY KEY, JSON kept as STRING. The views are transpiled as written:
 ``evalwh.portable`` lists the constructs that do not yet mean the same on Spark.
@@ -34,12 +35,10 @@ def view_statements(dialect: str) -> list[str]:
     order = dependency_order(sources)
     if dialect == "duckdb":
         return [f'CREATE OR REPLACE VIEW "{name}" AS\n{sources[name].strip()}' for name in order]
-    sqlglot = _sqlglot()
-    out = []
-    for name in order:
-        (body,) = sqlglot.transpile(sources[name], read="duckdb", write="spark", pretty=True)
-        out.append(f"CREATE OR REPLACE TEMPORARY VIEW {name} AS\n{body}")
-    return out
+    _sqlglot()
+    from evalwh.sparksql import to_spark
+
+    return [f"CREATE OR REPLACE TEMPORARY VIEW {name} AS\n{to_spark(sources[name])}" for name in order]
 
 
 def spark_schema() -> list[str]:

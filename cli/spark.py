@@ -5,7 +5,8 @@ Hive-partitioned by ``run_id`` where the table has one) as a temporary view, the
 evalwh views, transpiled by sqlglot (``evalwh views --dialect spark``), in dependency order.
 Needs the ``spark`` extra (pyspark, sqlglot). ``portable_views()`` are the views whose SQL, and
 the SQL of every view they read, passes the portability lint (``evalwh.portable``): today every
-view; tests/test_spark.py proves them equal to DuckDB.
+view; tests/test_spark.py proves them equal to DuckDB. ``import_logs`` (``evalwh.sparklogs``)
+imports production logs on Spark into the same log tables.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from typing import Any
 from evalwh.ddl import view_statements
 from evalwh.portable import lint
 from evalwh.resources import model_sources
+from evalwh.sparklogs import import_logs
 from evalwh.views import dependency_order, model_inputs, upstream
+
+
+__all__ = ["import_logs", "portable_views", "register"]
 
 
 def portable_views() -> list[str]:

@@ -1,4 +1,5 @@
-"""The portable views give the same rows on PySpark as on DuckDB, over an `evalwh export` of the seeds.
+"""Every view gives the same rows on PySpark as on DuckDB, over an `evalwh export` of the seeds and
+fixtures; a log imported on Spark gives the same log rows as `evalwh logs import`.
 
 Needs pyspark and Java (the ``spark`` extra; .ci/run installs it). Outside CI the test is skipped
 when pyspark is missing; in CI it must run.
@@ -10,6 +11,8 @@ import datetime as dt
 import decimal
 import math
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,34 +106,87 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return db, folder / "export"
 
 
-def test_portable_views_are_equal_on_spark(exported: tuple[Path, Path]) -> None:
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """One local SparkSession (two cores, UTC) for every test here."""
     _need_spark()
-    from evalwh.spark import portable_views, register
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers run evalwh's text UDFs
+    session = (SparkSession.builder.master("local[2]").appName("evalwh-test")
+               .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    yield session
+    session.stop()
+
+
+def test_portable_views_are_equal_on_spark(spark: Any, exported: tuple[Path, Path]) -> None:
+    from evalwh.spark import portable_views, register
+
     db, export_dir = exported
-    spark = (SparkSession.builder.master("local[2]").appName("evalwh-test")
-             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    try:
-        views = portable_views()
-        created = register(spark, export_dir, views)
-        assert set(views) <= set(created)
-        con = duckdb.connect(str(db), read_only=True)
-        checked = {}
-        for view in views:
-            rel = con.execute(f'SELECT * FROM "{view}"')
-            columns = [d[0] for d in rel.description]
-            expected = rows_of(rel.fetchall())
-            frame = spark.table(view).select(*[f"`{c}`" for c in columns])
-            actual = rows_of(frame.collect())
-            assert actual == expected, view
-            checked[view] = len(expected)
-        con.close()
-    finally:
-        spark.stop()
+    views = portable_views()
+    created = register(spark, export_dir, views)
+    assert set(views) <= set(created)
+    con = duckdb.connect(str(db), read_only=True)
+    checked = {}
+    for view in views:
+        rel = con.execute(f'SELECT * FROM "{view}"')
+        columns = [d[0] for d in rel.description]
+        expected = rows_of(rel.fetchall())
+        frame = spark.table(view).select(*[f"`{c}`" for c in columns])
+        actual = rows_of(frame.collect())
+        assert actual == expected, view
+        checked[view] = len(expected)
+    con.close()
     for view, n in checked.items():
         print(f"{view:28} {n:6} rows  equal")
     # every view, and not vacuously: each has rows on some fixture
     assert sorted(views) == sorted(model_sources())
     assert [view for view, n in checked.items() if not n] == []
+
+
+LOG_RECORDS = [
+    {"request_id": "a1", "ts": "2026-12-02T09:15:00Z", "session_id": "s1", "question": "ΣΟΦΊΑ and İstanbul: e-mail--list?",
+     "answer": "It is 12 [1].", "refused": False, "model": "m", "finish_reason": "stop",
+     "metadata": {"tenant": "x", "tags": ["a", 1]},
+     "retrieved": [{"chunk_id": "handbook-1", "score": 0.5, "content": "Loan laptops: 14 days."},
+                   {"chunk_id": None, "score": None}, {"chunk_id": "k3", "score": 2}],
+     "cited": [{"chunk_id": "handbook-1", "quote": "Loan LAPTOPS -- 14 days"}, {"chunk_id": None, "quote": None}]},
+    {"request_id": "a2", "ts": "2026-12-02T11:00:00+02:00", "question": None, "answer": "", "refused": "true",
+     "retrieved": [], "cited": []},
+    {"request_id": "a3", "ts": None, "question": "Café naïve?", "refused": None},
+]
+
+
+def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path) -> None:
+    import json
+
+    from evalwh.sparklogs import LOG_TABLES
+    from evalwh.sparklogs import import_logs as spark_import
+
+    log = tmp_path / "more.jsonl"
+    log.write_text(json.dumps(LOG_RECORDS[0]) + "\n\n" + "\n".join(json.dumps(r) for r in LOG_RECORDS[1:]) + "\n",
+                   encoding="utf-8")
+    logs = [LOGS_DIR / "evalwh.jsonl", log]
+    db = tmp_path / "logs.duckdb"
+    assert import_logs(db, logs).rejects == 0
+    for table in LOG_TABLES:
+        spark.catalog.dropTempView(table)
+    batch = spark_import(spark, logs)
+    con = duckdb.connect(str(db), read_only=True)
+
+    def parsed(columns: list[str], record: Any) -> tuple[Any, ...]:
+        return tuple(json.loads(v) if c in ("raw", "metadata") and isinstance(v, str) else v
+                     for c, v in zip(columns, record, strict=True))
+
+    for table, frame in batch.items():
+        columns = [c for c in frame.columns if c != "log_batch_id"]
+        expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+        actual = frame.select(*columns).collect()
+        assert rows_of([parsed(columns, r) for r in actual]) == rows_of([parsed(columns, r) for r in expected]), table
+        assert expected, table
+        print(f"{table:16} {len(expected):3} rows  equal")
+    con.close()
+    again = spark_import(spark, logs)  # the session holds every request now: nothing new
+    assert {table: frame.count() for table, frame in again.items()} == dict.fromkeys(LOG_TABLES, 0)
+    assert spark.table("log_requests").count() == len(batch["log_requests"].collect())

@@ -3,12 +3,14 @@ SELECT
     file,
     line,
     request_id,
-    CAST(position AS INTEGER)        AS position,
-    cit.chunk_id                     AS chunk_id,
-    cit.quote                        AS quote,
-    CASE WHEN cit.chunk_id IS NULL THEN 'unresolved' ELSE 'resolved' END AS resolution
+    CAST(c.position AS INTEGER)      AS position,
+    c.cit.chunk_id                   AS chunk_id,
+    c.cit.quote                      AS quote,
+    CASE WHEN c.cit.chunk_id IS NULL THEN 'unresolved' ELSE 'resolved' END AS resolution
 FROM (
+    -- each element with its 1-based position, as one struct: one unnest, which Spark also allows
     SELECT file, line, r.request_id AS request_id,
-           unnest(r.cited) AS cit, unnest(range(1, len(r.cited) + 1)) AS position
+           unnest(list_transform(range(1, array_length(r.cited) + 1),
+                                 lambda i: struct_pack(position := i, cit := r.cited[i]))) AS c
     FROM evalwh_spans
 )

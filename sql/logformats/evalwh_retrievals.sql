@@ -3,13 +3,15 @@ SELECT
     file,
     line,
     request_id,
-    CAST(rank AS INTEGER)            AS rank,
-    doc.chunk_id                     AS chunk_id,
-    TRY_CAST(doc.score AS DOUBLE)    AS score,
-    doc.content                      AS content,
-    CASE WHEN doc.chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source
+    CAST(d.rank AS INTEGER)            AS rank,
+    d.doc.chunk_id                     AS chunk_id,
+    TRY_CAST(d.doc.score AS DOUBLE)    AS score,
+    d.doc.content                      AS content,
+    CASE WHEN d.doc.chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source
 FROM (
+    -- each element with its 1-based position, as one struct: one unnest, which Spark also allows
     SELECT file, line, r.request_id AS request_id,
-           unnest(r.retrieved) AS doc, unnest(range(1, len(r.retrieved) + 1)) AS rank
+           unnest(list_transform(range(1, array_length(r.retrieved) + 1),
+                                 lambda i: struct_pack(rank := i, doc := r.retrieved[i]))) AS d
     FROM evalwh_spans
 )

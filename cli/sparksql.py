@@ -1,0 +1,73 @@
+"""The Spark SQL that evalwh's DuckDB SQL becomes: sqlglot's Spark dialect with two changes.
+
+sqlglot (pinned in the ``spark`` extra) transpiles the views and log formats from DuckDB. Where
+its Spark output would mean something else, this dialect writes it differently:
+
+- A list element ``l[i]``: DuckDB counts from 1 and gives NULL past the end. sqlglot shifts a
+  literal index to Spark's 0-based ``l[0]`` but leaves a computed index as it is (off by one),
+  and Spark 4's ANSI mode fails past the end. Every list index becomes ``TRY_ELEMENT_AT(l, i)``,
+  1-based with NULL past the end, as in DuckDB. (``s['field']`` is left alone.)
+- ``json_transform(json, '<DuckDB structure>')``, which sqlglot passes through unknown, becomes
+  ``FROM_JSON(json, '<Spark schema>')``: the structure's objects as STRUCT, lists as ARRAY,
+  VARCHAR and JSON as STRING (a JSON value read as STRING keeps its JSON text).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+
+# DuckDB type names in json_transform structures -> Spark types
+SCALARS = {"VARCHAR": "STRING", "JSON": "STRING", "DOUBLE": "DOUBLE", "BIGINT": "BIGINT", "INTEGER": "INT",
+           "BOOLEAN": "BOOLEAN", "UBIGINT": "DECIMAL(20,0)"}
+
+
+def spark_schema(structure: Any) -> str:
+    """A DuckDB json_transform structure (parsed JSON) as a Spark DDL type."""
+    if isinstance(structure, dict):
+        fields = ", ".join(f"`{name.replace('`', '``')}`: {spark_schema(kind)}" for name, kind in structure.items())
+        return f"STRUCT<{fields}>"
+    if isinstance(structure, list):
+        if len(structure) != 1:
+            raise ValueError(f"a list structure holds one element type, not {structure!r}")
+        return f"ARRAY<{spark_schema(structure[0])}>"
+    if structure not in SCALARS:
+        raise ValueError(f"no Spark type for json_transform type {structure!r}")
+    return SCALARS[structure]
+
+
+def _bracket(generator: Spark.Generator, expression: exp.Bracket) -> str:
+    (index,) = expression.expressions if len(expression.expressions) == 1 else (None,)
+    if index is None or (isinstance(index, exp.Literal) and index.is_string) or expression.args.get("json_access"):
+        return generator.bracket_sql(expression)
+    if isinstance(index, exp.Literal):  # the parser made a literal index 0-based; element_at counts from 1
+        index = exp.Literal.number(int(index.this) + 1)
+    return generator.func("TRY_ELEMENT_AT", expression.this, index)
+
+
+def _anonymous(generator: Spark.Generator, expression: exp.Anonymous) -> str:
+    name = str(expression.this).lower()
+    if name == "json_transform" and len(expression.expressions) == 2:
+        value, structure = expression.expressions
+        if isinstance(structure, exp.Literal) and structure.is_string:
+            schema = spark_schema(json.loads(structure.this))
+            return generator.func("FROM_JSON", value, exp.Literal.string(schema))
+    return generator.anonymous_sql(expression)
+
+
+class EvalwhSpark(Spark):
+    """Spark, with DuckDB's list indexing and json_transform carried over."""
+
+    class Generator(Spark.Generator):
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous}
+
+
+def to_spark(sql: str, pretty: bool = True) -> str:
+    """One DuckDB statement as Spark SQL."""
+    import sqlglot
+
+    (statement,) = sqlglot.transpile(sql, read="duckdb", write=EvalwhSpark, pretty=pretty)
+    return statement
