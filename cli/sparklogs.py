@@ -1,6 +1,6 @@
 """Production logs imported on Spark: the same log-format SQL, over JSON lines read by Spark.
 
-``import_logs(spark, paths, fmt)`` reads each file's lines with their line numbers, keeps those
+``import_logs(spark, paths, fmt)`` reads each JSON-lines file's lines with their line numbers, keeps those
 holding a JSON object as ``log_raw`` (file, line, record), runs the format's SELECTs from
 ``sql/logformats/`` (transpiled by ``evalwh.sparksql``) and adds the new requests to the session's
 ``log_requests``, ``log_retrievals`` and ``log_citations`` (temporary views, created when missing,
@@ -30,7 +30,7 @@ from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
-SPARK_FORMATS = ("evalwh",)
+SPARK_FORMATS = ("evalwh", "ragas")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
 
 

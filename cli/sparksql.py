@@ -1,4 +1,4 @@
-"""The Spark SQL that evalwh's DuckDB SQL becomes: sqlglot's Spark dialect with two changes.
+"""The Spark SQL that evalwh's DuckDB SQL becomes: sqlglot's Spark dialect with three changes.
 
 sqlglot (pinned in the ``spark`` extra) transpiles the views and log formats from DuckDB. Where
 its Spark output would mean something else, this dialect writes it differently:
@@ -10,6 +10,9 @@ its Spark output would mean something else, this dialect writes it differently:
 - ``json_transform(json, '<DuckDB structure>')``, which sqlglot passes through unknown, becomes
   ``FROM_JSON(json, '<Spark schema>')``: the structure's objects as STRUCT, lists as ARRAY,
   VARCHAR and JSON as STRING (a JSON value read as STRING keeps its JSON text).
+- ``json_object(k, v, ...)``, which Spark lacks, becomes
+  ``TO_JSON(NAMED_STRUCT(k, v, ...), MAP('ignoreNullFields', 'false'))``: a null value stays a
+  key holding null, as in DuckDB.
 """
 
 from __future__ import annotations
@@ -58,11 +61,21 @@ def _anonymous(generator: Spark.Generator, expression: exp.Anonymous) -> str:
     return generator.anonymous_sql(expression)
 
 
+def _json_object(generator: Spark.Generator, expression: exp.JSONObject) -> str:
+    fields: list[exp.Expr] = []
+    for pair in expression.expressions:
+        fields.extend([pair.this, pair.expression])
+    keep_nulls = exp.Anonymous(this="MAP", expressions=[exp.Literal.string("ignoreNullFields"),
+                                                        exp.Literal.string("false")])
+    return generator.func("TO_JSON", exp.func("NAMED_STRUCT", *fields), keep_nulls)
+
+
 class EvalwhSpark(Spark):
     """Spark, with DuckDB's list indexing and json_transform carried over."""
 
     class Generator(Spark.Generator):
-        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous}
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
+                      exp.JSONObject: _json_object}
 
 
 def to_spark(sql: str, pretty: bool = True) -> str:

@@ -76,8 +76,6 @@ KNOWN = {
     "logformats/openinference_spans.sql": 31,
     "logformats/otlp_documents.sql": 27,
     "logformats/otlp_spans.sql": 33,
-    "logformats/ragas_requests.sql": 8,
-    "logformats/ragas_retrievals.sql": 7,
 }
 
 

@@ -5,14 +5,18 @@
 SELECT
     file,
     line,
-    coalesce(record ->> 'request_id', record ->> 'id', 'ragas-' || md5(CAST(record AS VARCHAR))) AS request_id,
-    NULL::VARCHAR                                                   AS session_id,
-    NULL::VARCHAR                                                   AS ts_text,
-    coalesce(record ->> 'user_input', record ->> 'question')        AS question,
-    coalesce(record ->> 'response', record ->> 'answer')            AS answer,
-    NULL::VARCHAR                                                   AS model,
-    NULL::VARCHAR                                                   AS finish_reason,
-    NULL::VARCHAR                                                   AS refused_text,
-    json_object('reference', coalesce(record ->> 'reference', record ->> 'ground_truth')) AS metadata,
-    record                                                          AS raw
+    coalesce(json_extract_string(record, '$.request_id'), json_extract_string(record, '$.id'),
+             'ragas-' || md5(CAST(record AS VARCHAR)))                            AS request_id,
+    CAST(NULL AS VARCHAR)                                                         AS session_id,
+    CAST(NULL AS VARCHAR)                                                         AS ts_text,
+    coalesce(json_extract_string(record, '$.user_input'), json_extract_string(record, '$.question'))
+                                                                                  AS question,
+    coalesce(json_extract_string(record, '$.response'), json_extract_string(record, '$.answer'))
+                                                                                  AS answer,
+    CAST(NULL AS VARCHAR)                                                         AS model,
+    CAST(NULL AS VARCHAR)                                                         AS finish_reason,
+    CAST(NULL AS VARCHAR)                                                         AS refused_text,
+    json_object('reference', coalesce(json_extract_string(record, '$.reference'),
+                                      json_extract_string(record, '$.ground_truth'))) AS metadata,
+    record                                                                        AS raw
 FROM log_raw
