@@ -34,7 +34,8 @@ import numpy as np
 
 from evalwh.output import FORMULA_START, Format, Rows, atomic_path
 
-NESTED = ("[]", "STRUCT(", "MAP(", "UNION(")
+# nested types: a list or array type ends with "]"; these start with their name
+NESTED_PREFIXES = ("STRUCT(", "MAP(", "UNION(")
 FLOATS = frozenset({"DOUBLE", "FLOAT", "REAL"})
 
 
@@ -47,7 +48,7 @@ def _literal(text: str) -> str:
 
 
 def _is_nested(type_name: str) -> bool:
-    return type_name.endswith("]") or type_name.startswith(NESTED[1:])
+    return type_name.endswith("]") or type_name.startswith(NESTED_PREFIXES)
 
 
 def _column(values: Sequence[Any]) -> np.ndarray:
