@@ -70,7 +70,6 @@ KNOWN = {
     "logformats/anthropic_citations.sql": 18,
     "logformats/anthropic_requests.sql": 33,
     "logformats/anthropic_spans.sql": 24,
-    "logformats/marker_citations.sql": 2,
     "logformats/openinference_documents.sql": 20,
     "logformats/openinference_provider_citations.sql": 12,
     "logformats/openinference_spans.sql": 31,

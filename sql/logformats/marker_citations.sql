@@ -2,19 +2,26 @@
 -- (openinference, otlp): one row per marker of log_answers(file, line, request_id, answer),
 -- n numbering the request's retrieved documents in rank order (1-based). A number past the
 -- last document is out_of_range; a document without an id is unresolved.
-WITH markers AS (
-    SELECT a.file, a.line, a.request_id, CAST(m.n AS INTEGER) AS n, CAST(m.i AS INTEGER) AS position
-    FROM log_answers AS a, unnest(regexp_extract_all(coalesce(a.answer, ''), '\[(\d+)\]', 1)) WITH ORDINALITY AS m(n, i)
+WITH found AS (
+    SELECT file, line, request_id, regexp_extract_all(coalesce(answer, ''), '\[(\d+)\]', 1) AS numbers
+    FROM log_answers
+),
+markers AS (
+    -- each marker with its 1-based position, as one struct: one unnest, which Spark also allows
+    SELECT file, line, request_id,
+           unnest(list_transform(range(1, array_length(numbers) + 1),
+                                 lambda i: struct_pack(n := CAST(numbers[i] AS INTEGER), position := i))) AS marker
+    FROM found
 )
 SELECT
     m.file,
     m.line,
     m.request_id,
-    m.position,
+    CAST(m.marker.position AS INTEGER)                                AS position,
     d.chunk_id,
-    NULL::VARCHAR                                                AS quote,
+    CAST(NULL AS VARCHAR)                                        AS quote,
     CASE WHEN d.chunk_id IS NOT NULL THEN 'resolved'
          WHEN d.request_id IS NOT NULL THEN 'unresolved'
          ELSE 'out_of_range' END                                 AS resolution
 FROM markers AS m
-LEFT JOIN norm_retrievals AS d ON d.request_id = m.request_id AND d.rank = m.n
+LEFT JOIN norm_retrievals AS d ON d.request_id = m.request_id AND d.rank = m.marker.n
