@@ -10,7 +10,6 @@ source and request id) is skipped, so importing a file twice adds nothing.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -21,7 +20,7 @@ import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
-from evalwh.encoding import check_byte_order_mark, check_utf8, line_blocks
+from evalwh.encoding import check_byte_order_mark, check_utf8, open_bytes
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, one, scalar
 
@@ -110,22 +109,14 @@ def _raw_view(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> None:
     )
 
 
-BLANK_FIRST = re.compile(rb"[ \t\r]*\n")
-BLANK_INNER = re.compile(rb"\n[ \t\r]*\n")
-BLANK_TAIL = re.compile(rb"[ \t\r]+")
-
-
-def has_blank_line(path: Path, block: int = 1 << 24) -> bool:
-    """Whether a line holds nothing but spaces, tabs and carriage returns: a line ended by a newline,
-    or a non-empty last line after the file's last newline."""
-    seen_newline = False
-    for data, is_tail in line_blocks(path, block):
-        if is_tail:
-            return seen_newline and BLANK_TAIL.fullmatch(data) is not None
-        seen_newline = True
-        if BLANK_FIRST.match(data) or BLANK_INNER.search(data):
-            return True
-    return False
+def count_lines(path: Path, block: int = 1 << 24) -> int:
+    """The number of lines: newlines, plus one for text after the last newline."""
+    lines, last = 0, b"\n"
+    with open_bytes(path) as handle:
+        while chunk := handle.read(block):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
 
 
 def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
@@ -135,11 +126,14 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     lines) or cannot parse them (a malformed line); the exact reader then takes over.
     """
     name = _literal(str(path))
-    if has_blank_line(path):
-        return False
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
     except duckdb.Error:
+        return False
+    # the reader skips blank lines, which would shift every later line number: one record a line, or
+    # the exact reader
+    if scalar(con, "SELECT count(*) FROM temp.file_records") != count_lines(path):
+        con.execute("DROP TABLE temp.file_records")
         return False
     con.execute(
         f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, "

@@ -295,6 +295,12 @@ CASES: list[Case] = [
     Case("log file missing", lambda s: ["logs", "import", str(s / "nope.jsonl")], "nope.jsonl: no such file"),
     Case("log line not JSON", lambda s: log_file(s, "a.jsonl", [request(), "{oops"]),
          "a.jsonl: line 2: not a JSON object"),
+    Case("log bad record after blank lines", lambda s: log_file(s, "a.jsonl", [
+         request(), "", "  \t", request(request_id="r2", refused="maybe")]),
+         "a.jsonl: line 4: refused is not a boolean"),
+    Case("log bad record after a blank last line", lambda s: log_file(s, "a.jsonl", [
+         request(refused="maybe"), request(request_id="r2"), b"  "]),
+         "a.jsonl: line 1: refused is not a boolean"),
     Case("log time infinity", lambda s: log_file(s, "a.jsonl", [request(ts="infinity")]),
          "a.jsonl: line 1: timestamp is not ISO 8601"),
     Case("log time epoch", lambda s: log_file(s, "a.jsonl", [request(), request(request_id="r2", ts="epoch")]),
