@@ -160,12 +160,13 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
     normalised = scalar(
         con,
         """INSERT INTO chunk_texts BY NAME
-        SELECT text_hash, text, native_join(native_words(text)) AS text_norm, native_numbers(text) AS text_numbers,
+        SELECT text_hash, text, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
                native_first_sentence(text) AS first_sentence,
-               CASE WHEN $tokenizer = 'unicode' THEN native_uterms(text) END AS text_uterms
-        FROM (SELECT text_hash, any_value(text) AS text FROM temp.run_chunks AS r
-              WHERE NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)
-              GROUP BY text_hash)""",
+               CASE WHEN $tokenizer = 'unicode' THEN native_uterms_given(text, w) END AS text_uterms
+        FROM (SELECT text_hash, text, native_words(text) AS w
+              FROM (SELECT text_hash, any_value(text) AS text FROM temp.run_chunks AS r
+                    WHERE NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)
+                    GROUP BY text_hash))""",
         {"tokenizer": params["tokenizer"]},
     )
     if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms

@@ -346,12 +346,9 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
             return ImportResult(None, source, 0, valid, 0, 0, 0)
         params = {"batch": batch, "source": source}
         raw, join = _raw_join(con)
-        # an ASCII question without a hyphen has unicode terms equal to its words (textnorm.terms
-        # and textnorm.words agree there: tests/test_textnorm.py), so one regex serves both
         con.execute(
             f"""INSERT INTO log_requests BY NAME
-            SELECT * EXCLUDE (q), CASE WHEN strlen(q) = length(q) AND NOT contains(q, '-') THEN question_words
-                                       ELSE native_uterms(q) END AS question_uterms
+            SELECT * EXCLUDE (q), native_uterms_given(q, question_words) AS question_uterms
             FROM (SELECT $batch AS log_batch_id, $source AS source, n.request_id, n.session_id,
                          CAST(TRY_CAST(n.ts_text AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ts,
                          n.question, n.answer, n.model, n.finish_reason,

@@ -81,6 +81,10 @@ def macro_definitions() -> dict[str, str]:
         "native_uterms": f"(t) AS CASE WHEN contains(t, {_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
                          f"ELSE regexp_extract_all(lower(replace(t, {_literal(DOTTED_CAPITAL_I)}, "
                          f"{_literal(PYTHON_LOWER_DOTTED_I)})), {_literal(alnum + '(?:' + alnum + '|-)*')}) END",
+        # terms(t, 'unicode') given w = words(t): on ASCII text without a hyphen the two tokenizers agree
+        # (runs of [a-z0-9] after lower()), so w is reused and the unicode regex runs only where they may not
+        "native_uterms_given": "(t, w) AS CASE WHEN strlen(t) = length(t) AND NOT contains(t, '-') THEN w "
+                               "ELSE native_uterms(t) END",
         # digit_runs(t): Python's \d+
         "native_digit_runs": f"(t) AS regexp_extract_all(t, {_literal(digit + '+')})",
         # numbers(t): Python's (?<![^\W_])\d+

@@ -21,7 +21,7 @@ from tests.reference_rtr import first_sentence, numbers, tokens
 
 NATIVE = (
     "SELECT native_words(s), native_join(native_words(s)), native_digit_runs(s), native_numbers(s), "
-    "native_first_sentence(s), native_uterms(s) FROM {source}"
+    "native_first_sentence(s), native_uterms(s), native_uterms_given(s, native_words(s)) FROM {source}"
 )
 
 
@@ -31,7 +31,8 @@ def digit_runs(text: str) -> list[str]:
 
 
 def reference(text: str) -> tuple:
-    return (words(text), norm(text), digit_runs(text), numbers(text), first_sentence(text), tokens(text, "unicode"))
+    return (words(text), norm(text), digit_runs(text), numbers(text), first_sentence(text), tokens(text, "unicode"),
+            tokens(text, "unicode"))
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,12 @@ def test_known_differences_are_handled(con: duckdb.DuckDBPyConnection) -> None:
                          "ΟΔΟΣ ΣΑΣ", "Σ-1"]) == []
     got = con.execute("SELECT native_words('İstanbul-2'), native_numbers('v2 2.5 _7')").fetchone()
     assert got == (["i", "stanbul-2"], ["2", "5", "7"])
+
+
+def test_unicode_terms_reuse_the_words_only_where_they_agree(con: duckdb.DuckDBPyConnection) -> None:
+    # native_uterms_given takes the words for ASCII text without a hyphen: every pair of ASCII characters,
+    # and texts on both sides of the line (a hyphen, a letter outside ASCII, a capital sigma)
+    ascii_chars = [chr(c) for c in range(128)]
+    texts = [f"Ab{a}{b}9z" for a in ascii_chars for b in ascii_chars]
+    texts += ["e-mail--list-", "café Ünïcode", "ΣΟΦΊΑ", "İstanbul", "", "-", "a-b", "x\u00a0y", "K\u212a"]
+    assert compare(con, texts) == []
