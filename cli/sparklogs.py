@@ -30,7 +30,7 @@ from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
-SPARK_FORMATS = ("evalwh", "ragas")
+SPARK_FORMATS = ("evalwh", "ragas", "openinference")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
 
 
@@ -97,12 +97,14 @@ def _new_rows(spark: Any, batch: str, source: str) -> dict[str, Any]:
     spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW new_requests AS SELECT DISTINCT n.request_id FROM norm_requests AS n "
               f"LEFT ANTI JOIN ({held}) AS e ON e.request_id = n.request_id")
     head = f"SELECT '{batch}' AS log_batch_id, '{source}' AS source"
+    # a format whose requests name no raw record logs one request a line: the line's record is the raw one
+    raw = "n.raw" if "raw" in spark.table("norm_requests").columns else "r.record"
     return {
         "log_requests": spark.sql(
             f"""{head}, n.request_id, n.session_id,
                 CAST(to_utc_timestamp(TRY_CAST(n.ts_text AS TIMESTAMP), current_timezone()) AS TIMESTAMP_NTZ) AS ts,
                 n.question, n.answer, n.model, n.finish_reason, TRY_CAST(n.refused_text AS BOOLEAN) AS refused,
-                n.metadata, r.record AS raw, evalwh_words(coalesce(n.question, '')) AS question_words,
+                n.metadata, {raw} AS raw, evalwh_words(coalesce(n.question, '')) AS question_words,
                 evalwh_uterms(coalesce(n.question, '')) AS question_uterms
             FROM norm_requests AS n
             JOIN log_raw AS r ON r.file = n.file AND r.line = n.line

@@ -1,4 +1,4 @@
-"""The Spark SQL that evalwh's DuckDB SQL becomes: sqlglot's Spark dialect with three changes.
+"""The Spark SQL that evalwh's DuckDB SQL becomes: sqlglot's Spark dialect with these changes.
 
 sqlglot (pinned in the ``spark`` extra) transpiles the views and log formats from DuckDB. Where
 its Spark output would mean something else, this dialect writes it differently:
@@ -7,9 +7,18 @@ its Spark output would mean something else, this dialect writes it differently:
   literal index to Spark's 0-based ``l[0]`` but leaves a computed index as it is (off by one),
   and Spark 4's ANSI mode fails past the end. Every list index becomes ``TRY_ELEMENT_AT(l, i)``,
   1-based with NULL past the end, as in DuckDB. (``s['field']`` is left alone.)
-- ``json_transform(json, '<DuckDB structure>')``, which sqlglot passes through unknown, becomes
-  ``FROM_JSON(json, '<Spark schema>')``: the structure's objects as STRUCT, lists as ARRAY,
-  VARCHAR and JSON as STRING (a JSON value read as STRING keeps its JSON text).
+- ``json_transform(json, '<DuckDB structure>')`` and ``json_transform_strict``, which sqlglot
+  passes through unknown, become ``FROM_JSON(json, '<Spark schema>')``: the structure's objects as
+  STRUCT, lists as ARRAY, ``"MAP(VARCHAR, VARCHAR)"`` as MAP, VARCHAR and JSON as STRING (an
+  object or list read as STRING keeps its JSON text, a string loses its quotes). Where DuckDB's
+  strict form fails on a value of the wrong JSON type, Spark gives NULL: the import on Spark
+  does not set bad records aside.
+- ``json_valid(text)``, which Spark lacks, becomes ``TRY_PARSE_JSON(text) IS NOT NULL`` (false,
+  not NULL, for a NULL text: use it in conditions).
+- ``make_timestamp(microseconds)`` becomes ``TIMESTAMPADD(MICROSECOND, n, TIMESTAMP_NTZ '1970-01-01
+  00:00:00')`` (a time without zone, as DuckDB's TIMESTAMP; Spark's TIMESTAMP_MICROS is an instant
+  shown in the session's time zone), and ``strftime(t, '%Y-%m-%dT...')`` becomes ``DATE_FORMAT``
+  with the letters between the fields quoted (sqlglot leaves a ``T`` bare, which Spark refuses).
 - ``json_object(k, v, ...)``, which Spark lacks, becomes
   ``TO_JSON(NAMED_STRUCT(k, v, ...), MAP('ignoreNullFields', 'false'))``: a null value stays a
   key holding null, as in DuckDB.
@@ -18,6 +27,7 @@ its Spark output would mean something else, this dialect writes it differently:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from sqlglot import exp
@@ -25,7 +35,9 @@ from sqlglot.dialects.spark import Spark
 
 # DuckDB type names in json_transform structures -> Spark types
 SCALARS = {"VARCHAR": "STRING", "JSON": "STRING", "DOUBLE": "DOUBLE", "BIGINT": "BIGINT", "INTEGER": "INT",
-           "BOOLEAN": "BOOLEAN", "UBIGINT": "DECIMAL(20,0)"}
+           "BOOLEAN": "BOOLEAN", "UBIGINT": "DECIMAL(20,0)", "MAP(VARCHAR, VARCHAR)": "MAP<STRING, STRING>"}
+# strftime fields -> Java DateTimeFormatter letters; anything else is quoted text
+TIME_FIELDS = {"%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss", "%f": "SSSSSS"}
 
 
 def spark_schema(structure: Any) -> str:
@@ -51,9 +63,46 @@ def _bracket(generator: Spark.Generator, expression: exp.Bracket) -> str:
     return generator.func("TRY_ELEMENT_AT", expression.this, index)
 
 
+def java_time_pattern(strftime: str) -> str:
+    """A strftime format of the fields in TIME_FIELDS as a Spark DATE_FORMAT pattern."""
+    out, text = [], []
+    for piece in re.split(r"(%.)", strftime):
+        if not piece:
+            continue
+        if piece in TIME_FIELDS:
+            if text:
+                out.append("'" + "".join(text).replace("'", "''") + "'")
+                text = []
+            out.append(TIME_FIELDS[piece])
+        elif piece.startswith("%") and len(piece) == 2:
+            raise ValueError(f"no Spark pattern for strftime field {piece!r}")
+        else:
+            text.append(piece)
+    if text:
+        out.append("'" + "".join(text).replace("'", "''") + "'")
+    return "".join(out)
+
+
+def _time_to_str(generator: Spark.Generator, expression: exp.TimeToStr) -> str:
+    pattern = expression.args["format"]
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        raise ValueError("strftime needs a literal format to run on Spark")
+    return generator.func("DATE_FORMAT", expression.this, exp.Literal.string(java_time_pattern(pattern.this)))
+
+
+def _unix_to_time(generator: Spark.Generator, expression: exp.UnixToTime) -> str:
+    scale = expression.args.get("scale")
+    if not (isinstance(scale, exp.Literal) and scale.this == "6"):
+        return Spark.Generator.TRANSFORMS[exp.UnixToTime](generator, expression)
+    epoch = exp.cast(exp.Literal.string("1970-01-01 00:00:00"), exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
+    return generator.func("TIMESTAMPADD", exp.var("MICROSECOND"), expression.this, epoch)
+
+
 def _anonymous(generator: Spark.Generator, expression: exp.Anonymous) -> str:
     name = str(expression.this).lower()
-    if name == "json_transform" and len(expression.expressions) == 2:
+    if name == "json_valid" and len(expression.expressions) == 1:
+        return f"({generator.func('TRY_PARSE_JSON', expression.expressions[0])} IS NOT NULL)"
+    if name in ("json_transform", "json_transform_strict") and len(expression.expressions) == 2:
         value, structure = expression.expressions
         if isinstance(structure, exp.Literal) and structure.is_string:
             schema = spark_schema(json.loads(structure.this))
@@ -75,7 +124,8 @@ class EvalwhSpark(Spark):
 
     class Generator(Spark.Generator):
         TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
-                      exp.JSONObject: _json_object}
+                      exp.JSONObject: _json_object, exp.TimeToStr: _time_to_str,
+                      exp.UnixToTime: _unix_to_time}
 
 
 def to_spark(sql: str, pretty: bool = True) -> str:

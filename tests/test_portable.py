@@ -70,9 +70,6 @@ KNOWN = {
     "logformats/anthropic_citations.sql": 18,
     "logformats/anthropic_requests.sql": 33,
     "logformats/anthropic_spans.sql": 24,
-    "logformats/openinference_documents.sql": 20,
-    "logformats/openinference_provider_citations.sql": 12,
-    "logformats/openinference_spans.sql": 31,
     "logformats/otlp_documents.sql": 27,
     "logformats/otlp_spans.sql": 33,
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import json
 import math
 import os
 import sys
@@ -166,12 +167,53 @@ RAGAS_RECORDS = [
 ]
 
 
+def span(trace: str, span_id: str, parent: str | None, start: str, **fields: Any) -> dict[str, Any]:
+    return {"context": {"trace_id": trace, "span_id": span_id}, "parent_id": parent,
+            "start_time": f"2026-12-03T10:00:0{start}+00:00", **fields}
+
+
+PROVIDER_OUTPUT = json.dumps({"content": [
+    "a bare string block",
+    {"type": "text", "text": "One", "citations": [{"cited_text": "Loan laptops", "document_index": 0}, "odd",
+                                                  {"cited_text": "far", "search_result_index": 5}]},
+    {"type": "text", "text": "Two", "citations": [{"cited_text": "no index"}]}]})
+OPENINFERENCE_RECORDS = [
+    # nested attributes; markers in and out of range
+    span("n1", "a", None, "0", attributes={"input": {"value": "Nested café?"}, "output": {"value": "A [1] [2] [9]"},
+                                           "session": {"id": "s-n"}}),
+    span("n1", "b", "a", "1", span_kind="RETRIEVER", attributes={"retrieval": {"documents": [
+        {"document": {"id": "k1", "score": 0.5, "content": "c1"}}, "a string", {"document.id": "k2", "document.score": "0.25"},
+        3, {"document": {"id": None}}]}}),
+    span("n1", "c", "a", "2", span_kind="LLM", attributes={"llm": {"model_name": "m-first"}}),
+    span("n1", "d", "a", "3", span_kind="LLM", attributes={"llm.model_name": "m-later"}),
+    # flat documents with gaps, a null id and a key that only looks like one
+    span("f1", "a", None, "0", attributes={"input.value": "Flat?", "output.value": "[2] and [11]"}),
+    span("f1", "b", "a", "1", attributes={"retrieval.documents.10.document.id": "k10",
+                                          "retrieval.documents.2.document.id": None,
+                                          "retrieval.documents.1.document.id": "k1",
+                                          "retrieval.documents.1.document.score": "high",
+                                          "retrieval.documents.x.document.id": "kx"}),
+    # a Parquet-style span of dotted columns
+    {"context.trace_id": "p1", "parent_id": "", "start_time": "2026-12-03T11:00:00+00:00",
+     "attributes.input.value": "Dotted?", "attributes.output.value": "Yes [1].",
+     "attributes.retrieval.documents": [{"document.id": "z1"}], "attributes.openinference.span.kind": "CHAIN"},
+    # provider citations in the LLM output, over two documents
+    span("v1", "a", None, "0", attributes={"input.value": "Cited?", "output.value": "One. Two."}),
+    span("v1", "b", "a", "1", attributes={"retrieval.documents.0.document.id": "e1",
+                                          "retrieval.documents.1.document.id": "e2"}),
+    span("v1", "c", "a", "2", span_kind="LLM", attributes={"output.value": PROVIDER_OUTPUT}),
+    span("v2", "a", None, "0", attributes={"input.value": "Plain output?", "output.value": "[1] not JSON"}),
+    span("v2", "c", "a", "2", span_kind="LLM", attributes={"output.value": "[1] not JSON"}),
+]
+
+
 @pytest.mark.parametrize("fmt,sample,records", [("evalwh", "evalwh.jsonl", LOG_RECORDS),
-                                                ("ragas", "ragas.jsonl", RAGAS_RECORDS)])
+                                                ("ragas", "ragas.jsonl", RAGAS_RECORDS),
+                                                ("openinference", "openinference.jsonl", OPENINFERENCE_RECORDS),
+                                                ("openinference", "openinference_provider.jsonl",
+                                                 OPENINFERENCE_RECORDS[7:])])
 def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, sample: str,
                                                 records: list[dict[str, Any]]) -> None:
-    import json
-
     from evalwh.sparklogs import LOG_TABLES
     from evalwh.sparklogs import import_logs as spark_import
 

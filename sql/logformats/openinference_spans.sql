@@ -6,23 +6,26 @@ WITH spans AS (
         file,
         line,
         record,
-        coalesce(record -> 'attributes', '{}')                                           AS attrs,
-        coalesce(record -> 'context' ->> 'trace_id', record ->> '$."context.trace_id"')  AS trace_id,
-        nullif(coalesce(record ->> 'parent_id', record ->> 'parent_span_id'), '')       AS parent_id,
-        coalesce(record ->> 'span_kind', record ->> '$."attributes.openinference.span.kind"',
-                 record -> 'attributes' ->> '$."openinference.span.kind"',
-                 record -> 'attributes' -> 'openinference' -> 'span' ->> 'kind')         AS kind,
-        record ->> 'start_time'                                                          AS start_time
+        json_extract(record, '$.attributes')                                             AS attrs,
+        coalesce(json_extract_string(record, '$.context.trace_id'),
+                 json_extract_string(record, '$."context.trace_id"'))                    AS trace_id,
+        nullif(coalesce(json_extract_string(record, '$.parent_id'),
+                        json_extract_string(record, '$.parent_span_id')), '')            AS parent_id,
+        coalesce(json_extract_string(record, '$.span_kind'),
+                 json_extract_string(record, '$."attributes.openinference.span.kind"'),
+                 json_extract_string(record, '$.attributes."openinference.span.kind"'),
+                 json_extract_string(record, '$.attributes.openinference.span.kind'))    AS kind,
+        json_extract_string(record, '$.start_time')                                      AS start_time
     FROM log_raw
 )
 SELECT
     *,
-    coalesce(attrs ->> '$."input.value"', attrs -> 'input' ->> 'value', record ->> '$."attributes.input.value"')
-        AS input_value,
-    coalesce(attrs ->> '$."output.value"', attrs -> 'output' ->> 'value', record ->> '$."attributes.output.value"')
-        AS output_value,
-    coalesce(attrs ->> '$."session.id"', attrs -> 'session' ->> 'id', record ->> '$."attributes.session.id"')
-        AS session_value,
-    coalesce(attrs ->> '$."llm.model_name"', attrs -> 'llm' ->> 'model_name', record ->> '$."attributes.llm.model_name"')
-        AS model_value
+    coalesce(json_extract_string(attrs, '$."input.value"'), json_extract_string(attrs, '$.input.value'),
+             json_extract_string(record, '$."attributes.input.value"'))                  AS input_value,
+    coalesce(json_extract_string(attrs, '$."output.value"'), json_extract_string(attrs, '$.output.value'),
+             json_extract_string(record, '$."attributes.output.value"'))                 AS output_value,
+    coalesce(json_extract_string(attrs, '$."session.id"'), json_extract_string(attrs, '$.session.id'),
+             json_extract_string(record, '$."attributes.session.id"'))                   AS session_value,
+    coalesce(json_extract_string(attrs, '$."llm.model_name"'), json_extract_string(attrs, '$.llm.model_name'),
+             json_extract_string(record, '$."attributes.llm.model_name"'))               AS model_value
 FROM spans
