@@ -30,7 +30,7 @@ from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
-SPARK_FORMATS = ("evalwh", "ragas", "openinference")
+SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
 
 

@@ -327,6 +327,16 @@ CASES: list[Case] = [
     Case("OTLP spans that are not a list", lambda s: log_file(s, "t.json", [json.dumps({"resourceSpans": [
          {"scopeSpans": [{"spans": "not a list"}]}]})], "--format", "otlp"),
          "t.json: line 1: does not fit the otlp format"),
+    Case("Anthropic messages that are a string", lambda s: log_file(s, "a.jsonl", [json.dumps(
+         {"request": {"messages": "hello"}, "response": {"id": "m1", "content": []}})]),
+         "a.jsonl: line 1: request.messages must be a list"),
+    Case("Anthropic message content that is a number", lambda s: log_file(s, "a.jsonl", [json.dumps(
+         {"request": {"messages": [{"role": "user", "content": 7}]}, "response": {"id": "m1", "content": []}})]),
+         "a.jsonl: line 1: a message content must be a string or a list"),
+    Case("Anthropic citations that are an object", lambda s: log_file(s, "a.jsonl", [json.dumps(
+         {"request": {"messages": []}, "response": {"id": "m1", "content": [
+             {"type": "text", "text": "x", "citations": {"document_index": 0}}]}})]),
+         "a.jsonl: line 1: a response block's citations must be a list"),
     Case("UTF-16 log", lambda s: log_file(s, "a.jsonl", [request().encode("utf-16")]), "a.jsonl: the file is UTF-16"),
     Case("log format not recognised", lambda s: log_file(s, "a.jsonl", ['{"hello": 1}']),
          "a.jsonl: cannot tell the log format from its first record"),

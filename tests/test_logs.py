@@ -180,6 +180,25 @@ def test_anthropic_citation_locations(chapter_db: Path) -> None:
     assert health[("msg_02", 1)] == "SUPPORTED"
 
 
+def test_anthropic_question_is_the_last_user_text_string_or_blocks(chapter_db: Path, tmp_path: Path) -> None:
+    import json
+
+    log = tmp_path / "a.jsonl"
+    messages = [{"role": "user", "content": "A plain string question?"},
+                {"role": "assistant", "content": "An answer."},
+                {"role": "user", "content": [{"type": "text", "text": "Two"}, {"type": "image"},
+                                             {"type": "text", "text": "blocks?"}]},
+                {"role": "user", "content": [{"type": "document", "title": "d", "source": {"data": "no text"}}]}]
+    records = [{"request": {"messages": messages}, "response": {"id": "m1", "content": []}},
+               {"request": {"messages": messages[:2]}, "response": {"id": "m2", "content": [
+                   {"type": "text", "text": "Joined"}, {"type": "text", "text": None}, {"type": "text", "text": " up."}]}}]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_logs(chapter_db, [log], "anthropic")
+    # the last user message with text; its text blocks joined by a space; the answer's text blocks joined
+    assert rows(chapter_db, "SELECT request_id, question, answer FROM log_requests ORDER BY 1") == [
+        ("m1", "Two blocks?", None), ("m2", "A plain string question?", "Joined up.")]
+
+
 def test_ragas_new_and_old_columns(chapter_db: Path) -> None:
     result = import_logs(chapter_db, [LOGS / "ragas.jsonl"])
     assert (result.source, result.requests, result.retrievals, result.citations) == ("ragas", 2, 3, 0)

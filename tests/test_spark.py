@@ -207,11 +207,42 @@ OPENINFERENCE_RECORDS = [
 ]
 
 
+def doc(title: str | None, text: str, **more: Any) -> dict[str, Any]:
+    return {"type": "document", **({"title": title} if title else {}), "source": {"type": "text", "data": text}, **more}
+
+
+ANTHROPIC_RECORDS = [
+    {"ts": "2026-12-03T09:00:00+01:00",
+     "request": {"metadata": {"user_id": "u-1"}, "messages": [
+         {"role": "user", "content": "An earlier question?"},
+         {"role": "assistant", "content": [{"type": "text", "text": "An earlier answer."}]},
+         {"role": "user", "content": [{"type": "text", "text": "Part one"}, doc("d1", "Loan laptops: 14 days."),
+                                      {"type": "image"}, {"type": "text", "text": "part two, café?"},
+                                      {"type": "search_result", "source": "s1", "content": [{"type": "text", "text": "S1"}]},
+                                      doc("d1", "The same title again."), doc(None, "No title.")]},
+         {"role": "user", "content": [doc("d2", "Shown last, no text.", id="doc-2")]}]},
+     "response": {"id": "msg_1", "model": "claude-x", "stop_reason": "end_turn", "content": [
+         "a bare string block",
+         {"type": "text", "text": "It is 14 days", "citations": [
+             {"type": "char_location", "cited_text": "Loan laptops: 14 days", "document_index": 0},
+             {"type": "char_location", "cited_text": "far", "document_index": 7},
+             {"type": "search_result_location", "cited_text": "S1", "search_result_index": 0},
+             {"type": "search_result_location", "cited_text": "by source", "source": "s-9"},
+             {"type": "page_location", "cited_text": "untitled", "document_index": 2},
+             {"cited_text": "last one", "document_index": 3}, "odd"]},
+         {"type": "text", "text": None, "citations": None},
+         {"type": "text", "text": " [done]"}]}},
+    {"request_id": "r-2", "request": {"messages": [{"role": "user", "content": [{"type": "image"}]}]},
+     "response": {"content": [{"type": "tool_use"}]}},
+]
+
+
 @pytest.mark.parametrize("fmt,sample,records", [("evalwh", "evalwh.jsonl", LOG_RECORDS),
                                                 ("ragas", "ragas.jsonl", RAGAS_RECORDS),
                                                 ("openinference", "openinference.jsonl", OPENINFERENCE_RECORDS),
                                                 ("openinference", "openinference_provider.jsonl",
-                                                 OPENINFERENCE_RECORDS[7:])])
+                                                 OPENINFERENCE_RECORDS[7:]),
+                                                ("anthropic", "anthropic.jsonl", ANTHROPIC_RECORDS)])
 def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, sample: str,
                                                 records: list[dict[str, Any]]) -> None:
     from evalwh.sparklogs import LOG_TABLES

@@ -5,7 +5,7 @@ SELECT
     request_id,
     shown_rank                                                   AS rank,
     chunk_id,
-    NULL::DOUBLE                                                 AS score,
+    CAST(NULL AS DOUBLE)                                         AS score,
     content,
     CASE WHEN chunk_id IS NULL THEN 'none' ELSE 'metadata' END  AS id_source
 FROM anthropic_spans
