@@ -30,8 +30,9 @@ from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
-SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic")
+SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic", "otlp")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
+JSON_OBJECT = "startswith(ltrim(text), '{') AND try_parse_json(text) IS NOT NULL"  # a line holding a JSON object
 
 
 def _text_udfs(spark: Any) -> None:
@@ -55,26 +56,38 @@ def _text_udfs(spark: Any) -> None:
         spark.udf.register(udf.__name__, udf)
 
 
-def _read_lines(spark: Any, paths: Sequence[Path]) -> None:
-    """``log_raw``: (file, line, record) for every line of the files holding a JSON object; line n is the
-    file's n-th line (blank lines counted, as the DuckDB import counts them)."""
+def _numbered_lines(spark: Any, path: Path) -> Any:
+    """(file, line, text) for each line of a file; a file that is one JSON document spread over lines
+    (an OTLP export), not a JSON object a line, is one record on line 1, as the DuckDB import reads it."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     schema = StructType([StructField("file", StringType()), StructField("line", LongType()),
                          StructField("text", StringType())])
+    name = Path(path).name
+    numbered = spark.sparkContext.textFile(str(path)).zipWithIndex().map(lambda t, n=name: (n, t[1] + 1, t[0]))
+    lines = spark.createDataFrame(numbered, schema)
+    if lines.where(f"trim(BOTH ' \\t\\r' FROM text) <> '' AND NOT ({JSON_OBJECT})").isEmpty():
+        return lines
+    content = spark.sparkContext.wholeTextFiles(str(path)).values().first()
+    if spark.sql("SELECT try_parse_json(:content) IS NOT NULL", args={"content": content}).first()[0]:
+        return spark.createDataFrame([(name, 1, content)], schema)
+    return lines
+
+
+def _read_lines(spark: Any, paths: Sequence[Path]) -> None:
+    """``log_raw``: (file, line, record) for every line of the files holding a JSON object; line n is the
+    file's n-th line (blank lines counted, as the DuckDB import counts them)."""
     frames = []
     for path in paths:
         if not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
-        name = Path(path).name
-        numbered = spark.sparkContext.textFile(str(path)).zipWithIndex().map(lambda t, n=name: (n, t[1] + 1, t[0]))
-        frames.append(spark.createDataFrame(numbered, schema))
+        frames.append(_numbered_lines(spark, path))
     lines = frames[0]
     for frame in frames[1:]:
         lines = lines.unionByName(frame)
     lines.createOrReplaceTempView("log_lines")
-    spark.sql("CREATE OR REPLACE TEMPORARY VIEW log_raw AS SELECT file, line, trim(text) AS record FROM log_lines "
-              "WHERE startswith(ltrim(text), '{')")
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW log_raw AS SELECT file, line, trim(text) AS record FROM log_lines "
+              f"WHERE {JSON_OBJECT}")
 
 
 def _normalise(spark: Any, fmt: str) -> None:

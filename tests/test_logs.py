@@ -161,6 +161,29 @@ def test_otlp_hex_and_base64_ids_and_both_document_encodings(chapter_db: Path) -
     assert citations(chapter_db, "otlp")[-1] == ("5b8efff798038103d269b633813fc60d", 2, None, "out_of_range")
 
 
+def test_otlp_a_key_written_twice_counts_where_first_written(chapter_db: Path, tmp_path: Path) -> None:
+    import json
+
+    def attribute(key: str, value: dict) -> dict:
+        return {"key": key, "value": value}
+
+    documents = {"arrayValue": {"values": [{"kvlistValue": {"values": [
+        attribute("id", {"stringValue": "expenses-2"}), attribute("id", {"stringValue": "expenses-1"})]}}]}}
+    spans = [{"traceId": "ab" * 16, "spanId": "cd" * 8, "startTimeUnixNano": "1764583200000000000",
+              "attributes": [attribute("input.value", {"stringValue": "Which?"}),
+                             attribute("output.value", {"stringValue": "This [1]."}),
+                             attribute("gen_ai.response.model", {"stringValue": "first"})]},
+             {"traceId": "ab" * 16, "spanId": "ce" * 8, "parentSpanId": "cd" * 8,
+              "startTimeUnixNano": "1764583200100000000",
+              "attributes": [attribute("gen_ai.request.model", {"stringValue": "second"}),
+                             attribute("gen_ai.retrieval.documents", documents)]}]
+    log = tmp_path / "t.json"
+    log.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}), encoding="utf-8")
+    import_logs(chapter_db, [log], "otlp")
+    assert rows(chapter_db, "SELECT model FROM log_requests") == [("first",)]
+    assert retrievals(chapter_db, "otlp") == [("ab" * 16, 1, "expenses-2", None)]
+
+
 def test_anthropic_citation_locations(chapter_db: Path) -> None:
     result = import_logs(chapter_db, [LOGS / "anthropic.jsonl"])
     assert (result.source, result.requests, result.citations) == ("anthropic", 2, 4)
@@ -281,7 +304,9 @@ def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: 
     import json
 
     broken = tmp_path / "broken.json"
-    broken.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": "not a list"}]}]}), encoding="utf-8")
+    span = {"traceId": "5b8efff798038103d269b633813fc6ff", "startTimeUnixNano": "soon",
+            "attributes": [{"key": "input.value", "value": {"stringValue": "When?"}}]}
+    broken.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}), encoding="utf-8")
     result = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--format", "otlp")
     assert result.exit_code == 2
     assert result.stderr.startswith("evalwh: error: broken.json: line 1: does not fit the otlp format (")

@@ -64,22 +64,14 @@ def test_portable_sql_and_text_in_strings_or_comments_pass(sql: str) -> None:
     assert lint("x.sql", sql) == []
 
 
-# the non-portable constructs the shipped SQL still holds, per file (the models hold none): a rewrite
-# lowers these to 0
-KNOWN = {
-    "logformats/otlp_documents.sql": 27,
-    "logformats/otlp_spans.sql": 33,
-}
-
-
-def test_the_shipped_sql_holds_no_new_non_portable_construct() -> None:
+def test_every_shipped_sql_file_is_portable() -> None:
     counts = {}
     for folder in (REPO / "models", REPO / "sql" / "logformats"):
         for path in sorted(folder.glob("*.sql")):
             n = len(lint(path.name, path.read_text(encoding="utf-8")))
             if n:
                 counts[f"{folder.name}/{path.name}"] = n
-    assert counts == KNOWN
+    assert counts == {}  # models and every log format
 
 
 def run(*args: str):

@@ -237,12 +237,52 @@ ANTHROPIC_RECORDS = [
 ]
 
 
+def otlp_span(trace: str, span_id: str, parent: str, nanos: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    def value(v: Any) -> dict[str, Any]:
+        if isinstance(v, dict):
+            return v
+        kind = {bool: "boolValue", int: "intValue", float: "doubleValue"}.get(type(v), "stringValue")
+        return {kind: str(v) if kind == "intValue" else v}
+    return {"traceId": trace, "spanId": span_id, "parentSpanId": parent, "startTimeUnixNano": nanos,
+            "attributes": [{"key": k, "value": value(v)} for k, v in attributes.items()]}
+
+
+def kvlist(*pairs: tuple[str, Any]) -> dict[str, Any]:
+    return {"kvlistValue": {"values": [{"key": k, "value": v} for k, v in pairs]}}
+
+
+DOCUMENTS = "gen_ai.retrieval.documents"
+OTLP_RECORDS = [
+    {"resourceSpans": [{"scopeSpans": [{"spans": [
+        otlp_span("AB" * 16, "CD" * 8, "", "1764583200123456789",
+                  {"input.value": "Café hex?", "output.value": "A [1] [3] [4] [5]", "session.id": "s-1"}),
+        otlp_span("AB" * 16, "ce" * 8, "CD" * 8, "1764583200300000000",
+                  {DOCUMENTS: '[{"id": "k1", "score": 0.5, "content": "c"}, "k2", {"id": 3, "score": "x"}]'}),
+        otlp_span("AB" * 16, "cf" * 8, "CD" * 8, "1764583200200000000",
+                  {"gen_ai.request.model": "m-first", "gen_ai.response.model": "m-later",
+                   DOCUMENTS: '[{"id": "early"}]'}),
+        {"traceId": "AB" * 16, "spanId": "d0" * 8, "parentSpanId": "CD" * 8, "startTimeUnixNano": "1764583200250000000"},
+    ]}]}, {"scopeSpans": [{"spans": [
+        otlp_span("W47/95gDgQPSabYzgT/GDg==", "7uGbfsPBsXk=", "", "1764586800000001000",
+                  {"gen_ai.retrieval.query.text": "Base64 ids?", "gen_ai.response.finish_reasons": "stop",
+                   "cached": True, "temperature": 0.25, "output.value": "[2] then [1] and [3]"}),
+        otlp_span("W47/95gDgQPSabYzgT/GDg==", "7uGbfsPBsXo=", "7uGbfsPBsXk=", "1764586800000002000",
+                  {DOCUMENTS: {"arrayValue": {"values": [
+                      kvlist(("id", {"intValue": "7"}), ("score", {"intValue": "2"}), ("content", {"stringValue": "cc"})),
+                      kvlist(),
+                      kvlist(("id", {"stringValue": "k9"}), ("id", {"stringValue": "k10"}),
+                             ("score", {"doubleValue": 0.75}))]}}}),
+    ]}]}]},
+]
+
+
 @pytest.mark.parametrize("fmt,sample,records", [("evalwh", "evalwh.jsonl", LOG_RECORDS),
                                                 ("ragas", "ragas.jsonl", RAGAS_RECORDS),
                                                 ("openinference", "openinference.jsonl", OPENINFERENCE_RECORDS),
                                                 ("openinference", "openinference_provider.jsonl",
                                                  OPENINFERENCE_RECORDS[7:]),
-                                                ("anthropic", "anthropic.jsonl", ANTHROPIC_RECORDS)])
+                                                ("anthropic", "anthropic.jsonl", ANTHROPIC_RECORDS),
+                                                ("otlp", "otlp.json", OTLP_RECORDS)])
 def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, sample: str,
                                                 records: list[dict[str, Any]]) -> None:
     from evalwh.sparklogs import LOG_TABLES

@@ -3,26 +3,63 @@
 WITH attrs AS (
     SELECT * FROM otlp_spans WHERE key = 'gen_ai.retrieval.documents'
 ),
+string_lists AS (
+    SELECT file, line, trace_id, start_time, json_transform(text_value, '["JSON"]') AS docs
+    FROM attrs
+    WHERE json_valid(text_value)
+),
+from_string_docs AS (
+    -- each document with its 1-based position, as one struct (one unnest, which Spark also allows)
+    SELECT file, line, trace_id, start_time,
+           unnest(list_transform(range(1, array_length(docs) + 1),
+                                 lambda i: struct_pack(doc := docs[i], i := i))) AS d
+    FROM string_lists
+),
 from_string AS (
-    SELECT a.file, a.line, a.trace_id, a.start_time, CAST(d.i AS INTEGER) AS doc_index,
-           d.doc ->> 'id' AS chunk_id, TRY_CAST(d.doc ->> 'score' AS DOUBLE) AS score, d.doc ->> 'content' AS content
-    FROM attrs AS a, unnest(CAST(json(a.text_value) AS JSON[])) WITH ORDINALITY AS d(doc, i)
-    WHERE a.text_value IS NOT NULL AND json_valid(a.text_value)
+    SELECT file, line, trace_id, start_time, CAST(d.i AS INTEGER) AS doc_index,
+           json_extract_string(d.doc, '$.id') AS chunk_id,
+           TRY_CAST(json_extract_string(d.doc, '$.score') AS DOUBLE) AS score,
+           json_extract_string(d.doc, '$.content') AS content
+    FROM from_string_docs
+),
+structured_lists AS (
+    SELECT file, line, trace_id, start_time, json_transform(json_value, '{"values": ["JSON"]}')."values" AS docs
+    FROM attrs
+),
+structured_docs AS (
+    SELECT file, line, trace_id, start_time,
+           unnest(list_transform(range(1, array_length(docs) + 1),
+                                 lambda i: struct_pack(doc := docs[i], i := i))) AS d
+    FROM structured_lists
+),
+kv_lists AS (
+    SELECT file, line, trace_id, start_time, CAST(d.i AS INTEGER) AS doc_index,
+           json_transform(d.doc, '{"kvlistValue": {"values": ["JSON"]}}').kvlistValue."values" AS kvs
+    FROM structured_docs
 ),
 structured_values AS (
-    SELECT a.file, a.line, a.trace_id, a.start_time, CAST(d.i AS INTEGER) AS doc_index, kv.x AS kv
-    FROM attrs AS a,
-         unnest(CAST(coalesce(a.json_value -> 'values', '[]') AS JSON[])) WITH ORDINALITY AS d(doc, i),
-         unnest(CAST(coalesce(d.doc -> 'kvlistValue' -> 'values', '[]') AS JSON[])) AS kv(x)
+    SELECT file, line, trace_id, start_time, doc_index,
+           unnest(list_transform(range(1, array_length(kvs) + 1),
+                                 lambda i: struct_pack(kv := kvs[i], i := i))) AS v
+    FROM kv_lists
+),
+fields AS (
+    SELECT file, line, trace_id, start_time, doc_index, v.i AS kv_no,
+           json_extract_string(v.kv, '$.key') AS key,
+           coalesce(json_extract_string(v.kv, '$.value.stringValue'), json_extract_string(v.kv, '$.value.intValue'))
+               AS id_value,
+           coalesce(json_extract_string(v.kv, '$.value.doubleValue'), json_extract_string(v.kv, '$.value.intValue'))
+               AS score_value,
+           json_extract_string(v.kv, '$.value.stringValue') AS content_value
+    FROM structured_values
 ),
 from_structure AS (
     SELECT file, line, trace_id, start_time, doc_index,
-           any_value(coalesce(kv -> 'value' ->> 'stringValue', kv -> 'value' ->> 'intValue'))
-               FILTER (WHERE kv ->> 'key' = 'id')                                       AS chunk_id,
-           TRY_CAST(any_value(coalesce(kv -> 'value' ->> 'doubleValue', kv -> 'value' ->> 'intValue'))
-               FILTER (WHERE kv ->> 'key' = 'score') AS DOUBLE)                         AS score,
-           any_value(kv -> 'value' ->> 'stringValue') FILTER (WHERE kv ->> 'key' = 'content') AS content
-    FROM structured_values
+           arg_min(id_value, kv_no) FILTER (WHERE key = 'id' AND id_value IS NOT NULL) AS chunk_id,
+           TRY_CAST(arg_min(score_value, kv_no) FILTER (WHERE key = 'score' AND score_value IS NOT NULL) AS DOUBLE)
+               AS score,
+           arg_min(content_value, kv_no) FILTER (WHERE key = 'content' AND content_value IS NOT NULL) AS content
+    FROM fields
     GROUP BY file, line, trace_id, start_time, doc_index
 )
 SELECT file, line, trace_id AS request_id, start_time, doc_index, chunk_id, score, content
