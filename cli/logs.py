@@ -180,12 +180,20 @@ def detect_format(con: duckdb.DuckDBPyConnection) -> str:
                      f"pass --format ({', '.join(FORMATS)})")
 
 
+def refused(text: str) -> str:
+    """SQL for a log's refused flag from its text: the words DuckDB reads as a boolean, spelled out so
+    that Spark (whose cast also trims spaces) reads the same ones."""
+    return (f"CASE WHEN lower({text}) IN ('true', 't', 'yes', 'y', '1') THEN TRUE "
+            f"WHEN lower({text}) IN ('false', 'f', 'no', 'n', '0') THEN FALSE END")
+
+
+# (condition over a row of norm_requests, error): portable SQL, also run by the Spark import
 REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
     ("request_id IS NULL OR request_id = ''", "missing request id"),
     # DuckDB also reads 'infinity' and 'epoch' as timestamps: a log time is a date and a time
     ("ts_text IS NOT NULL AND (TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL OR NOT regexp_matches(trim(ts_text), "
-     "'^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}|$)'))", "timestamp is not ISO 8601"),
-    ("refused_text IS NOT NULL AND TRY_CAST(refused_text AS BOOLEAN) IS NULL", "refused is not a boolean"),
+     "'^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}|\\z)'))", "timestamp is not ISO 8601"),
+    (f"refused_text IS NOT NULL AND ({refused('refused_text')}) IS NULL", "refused is not a boolean"),
 )
 REPEATED_ID = ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import")
 
@@ -352,7 +360,7 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
             FROM (SELECT $batch AS log_batch_id, $source AS source, n.request_id, n.session_id,
                          CAST(TRY_CAST(n.ts_text AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ts,
                          n.question, n.answer, n.model, n.finish_reason,
-                         TRY_CAST(n.refused_text AS BOOLEAN) AS refused, n.metadata, {raw} AS raw,
+                         {refused('n.refused_text')} AS refused, n.metadata, {raw} AS raw,
                          coalesce(n.question, '') AS q, native_words(q) AS question_words
                   FROM temp.norm_requests AS n{join}
                   SEMI JOIN temp.new_requests AS k ON k.request_id = n.request_id
