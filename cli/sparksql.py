@@ -11,8 +11,8 @@ its Spark output would mean something else, this dialect writes it differently:
   passes through unknown, become ``FROM_JSON(json, '<Spark schema>')``: the structure's objects as
   STRUCT, lists as ARRAY, ``"MAP(VARCHAR, VARCHAR)"`` as MAP, VARCHAR and JSON as STRING (an
   object or list read as STRING keeps its JSON text, a string loses its quotes). Where DuckDB's
-  strict form fails on a value of the wrong JSON type, Spark gives NULL: the import on Spark
-  does not set bad records aside.
+  strict form fails on a value of the wrong JSON type, Spark gives NULL (the JSON type checks of
+  a log import run on DuckDB only).
 - ``json_valid(text)``, which Spark lacks, becomes ``TRY_PARSE_JSON(text) IS NOT NULL`` (false,
   not NULL, for a NULL text: use it in conditions).
 - ``make_timestamp(microseconds)`` becomes ``TIMESTAMPADD(MICROSECOND, n, TIMESTAMP_NTZ '1970-01-01
