@@ -159,3 +159,47 @@ def test_one_awkward_value_in_the_seed_loads_or_exits_2(kind: str, fmt: str, row
         write(folder, kind, fmt, header, rows)
         result = CliRunner().invoke(app, ["--db", str(Path(scratch) / "wh.duckdb"), "load", str(folder)])
         assert_clean_exit(result)
+
+
+LOGS = Path(__file__).parent / "logs"
+SAMPLE_FORMATS = {"anthropic.jsonl": "anthropic", "openinference.jsonl": "openinference",
+                  "openinference_provider.jsonl": "openinference", "otlp.json": "otlp", "ragas.jsonl": "ragas",
+                  "evalwh.jsonl": "evalwh"}
+
+
+def places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path into a JSON value (keys and list indexes), the value itself first."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += places(inner, (*path, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += places(inner, (*path, index))
+    return found
+
+
+def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = replaced(value[path[0]], path[1:], new)
+    return copy
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sample=st.sampled_from(sorted(SAMPLE_FORMATS)), pick=st.integers(min_value=0), value=JSON_VALUE,
+       skip_bad=st.booleans())
+def test_one_awkward_value_in_a_sample_log_imports_or_exits_2(sample: str, pick: int, value: Any,
+                                                             skip_bad: bool) -> None:
+    """A sample log of each format with one value anywhere in one record replaced: deep into each format's SQL."""
+    text = (LOGS / sample).read_text(encoding="utf-8")
+    records = [json.loads(text)] if sample.endswith(".json") else [json.loads(x) for x in text.splitlines() if x]
+    spots = [(i, path) for i, record in enumerate(records) for path in places(record)[1:]]
+    index, path = spots[pick % len(spots)]
+    records[index] = replaced(records[index], path, value)
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch) / sample
+        log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log), "--format", SAMPLE_FORMATS[sample]]
+        assert_clean_exit(CliRunner().invoke(app, [*args, *(["--skip-bad"] if skip_bad else [])]))
