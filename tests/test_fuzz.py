@@ -201,5 +201,6 @@ def test_one_awkward_value_in_a_sample_log_imports_or_exits_2(sample: str, pick:
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / sample
         log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log), "--format", SAMPLE_FORMATS[sample]]
+        args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log),
+                "--format", SAMPLE_FORMATS[sample]]
         assert_clean_exit(CliRunner().invoke(app, [*args, *(["--skip-bad"] if skip_bad else [])]))
