@@ -346,6 +346,15 @@ CASES: list[Case] = [
          {"request": {"messages": []}, "response": {"id": "m1", "content": [
              {"type": "text", "text": "x", "citations": {"document_index": 0}}]}})]),
          "a.jsonl: line 1: a response block's citations must be a list"),
+    Case("RAGAS context id that is an object", lambda s: log_file(s, "r.jsonl", [json.dumps(
+         {"user_input": "Q?", "retrieved_contexts": ["a"], "retrieved_context_ids": [{"id": "k1"}]})]),
+         "r.jsonl: line 1: retrieved_context_ids must list strings or whole numbers"),
+    Case("RAGAS context that is a number", lambda s: log_file(s, "r.jsonl", [json.dumps(
+         {"user_input": "Q?", "retrieved_contexts": ["a"]}), json.dumps({"user_input": "Q2?", "retrieved_contexts": [7]})]),
+         "r.jsonl: line 2: retrieved_contexts and contexts must list strings"),
+    Case("RAGAS answer that is a list", lambda s: log_file(s, "r.jsonl", [json.dumps(
+         {"user_input": "Q?", "response": ["Yes."]})]),
+         "r.jsonl: line 1: user_input, question, response, answer, reference and ground_truth must be strings"),
     Case("UTF-16 log", lambda s: log_file(s, "a.jsonl", [request().encode("utf-16")]), "a.jsonl: the file is UTF-16"),
     Case("log format not recognised", lambda s: log_file(s, "a.jsonl", ['{"hello": 1}']),
          "a.jsonl: cannot tell the log format from its first record"),
