@@ -13,12 +13,15 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from evalwh.app import app
 from evalwh.resources import model_sources
 from evalwh.loader import load_run
@@ -26,6 +29,7 @@ from evalwh.logs import import_logs
 from typer.testing import CliRunner
 
 from tests.conftest import write_table
+from tests.test_fuzz import SAMPLE_FORMATS, TEXT, places, replaced
 from tests.test_axes import bracket_run
 
 LOGS_DIR = Path(__file__).resolve().parent / "logs"
@@ -430,3 +434,44 @@ def test_bad_requests_on_spark_are_refused_or_set_aside_as_duckdb_does(spark: An
     assert con.execute("SELECT request_id, refused FROM log_requests ORDER BY 1").fetchall() == [
         ("ok-1", False), ("ok-2", True)]
     con.close()
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sample=st.sampled_from(sorted(SAMPLE_FORMATS)), pick=st.integers(min_value=0), value=TEXT)
+def test_a_sample_log_with_one_text_replaced_imports_alike_on_spark(spark: Any, sample: str, pick: int,
+                                                                   value: str) -> None:
+    """Random text (control characters, a BOM, İ, ß, characters beyond U+FFFF) anywhere in a sample log's
+    record: where DuckDB imports it, Spark gives the same rows."""
+    from evalwh.errors import InputError
+    from evalwh.sparklogs import LOG_TABLES
+    from evalwh.sparklogs import import_logs as spark_import
+
+    text = (LOGS_DIR / sample).read_text(encoding="utf-8")
+    records = [json.loads(text)] if sample.endswith(".json") else [json.loads(x) for x in text.splitlines() if x]
+    spots = [(i, path) for i, record in enumerate(records) for path in places(record)[1:]]
+    index, path = spots[pick % len(spots)]
+    records[index] = replaced(records[index], path, value)
+    with tempfile.TemporaryDirectory() as scratch:
+        log, db = Path(scratch) / sample, Path(scratch) / "logs.duckdb"
+        log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        try:
+            imported = import_logs(db, [log], SAMPLE_FORMATS[sample])
+        except InputError:
+            return  # refused by DuckDB's checks, which Spark does not run
+        if imported.log_batch_id is None:
+            return
+        for table in LOG_TABLES:
+            spark.catalog.dropTempView(table)
+        batch = spark_import(spark, [log], SAMPLE_FORMATS[sample])
+        con = duckdb.connect(str(db), read_only=True)
+        for table in LOG_TABLES:
+            columns = [c for c in batch[table].columns if c != "log_batch_id"]
+
+            def parsed(record: tuple[Any, ...], columns: list[str] = columns) -> tuple[Any, ...]:
+                return tuple(json.loads(v) if c in ("raw", "metadata") and isinstance(v, str) else v
+                             for c, v in zip(columns, record, strict=True))
+
+            expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+            actual = [tuple(r) for r in batch[table].select(*columns).collect()]
+            assert rows_of([parsed(r) for r in actual]) == rows_of([parsed(r) for r in expected]), table
+        con.close()
