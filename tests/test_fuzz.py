@@ -187,20 +187,27 @@ def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     return copy
 
 
+def write_mutated_sample(folder: Path, sample: str, pick: int, value: Any) -> Path:
+    """The sample log, one record a line, with the value at its pick-th place (of every record's places)
+    replaced by ``value``; written to ``folder`` under the sample's name."""
+    text = (LOGS / sample).read_text(encoding="utf-8")
+    records = [json.loads(text)] if sample.endswith(".json") else [json.loads(x) for x in text.splitlines() if x]
+    spots = [(i, path) for i, record in enumerate(records) for path in places(record)[1:]]
+    index, path = spots[pick % len(spots)]
+    records[index] = replaced(records[index], path, value)
+    log = folder / sample
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return log
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sample=st.sampled_from(sorted(SAMPLE_FORMATS)), pick=st.integers(min_value=0), value=JSON_VALUE,
        skip_bad=st.booleans())
 def test_one_awkward_value_in_a_sample_log_imports_or_exits_2(sample: str, pick: int, value: Any,
                                                              skip_bad: bool) -> None:
     """A sample log of each format with one value anywhere in one record replaced: deep into each format's SQL."""
-    text = (LOGS / sample).read_text(encoding="utf-8")
-    records = [json.loads(text)] if sample.endswith(".json") else [json.loads(x) for x in text.splitlines() if x]
-    spots = [(i, path) for i, record in enumerate(records) for path in places(record)[1:]]
-    index, path = spots[pick % len(spots)]
-    records[index] = replaced(records[index], path, value)
     with tempfile.TemporaryDirectory() as scratch:
-        log = Path(scratch) / sample
-        log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        log = write_mutated_sample(Path(scratch), sample, pick, value)
         args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log),
                 "--format", SAMPLE_FORMATS[sample]]
         assert_clean_exit(CliRunner().invoke(app, [*args, *(["--skip-bad"] if skip_bad else [])]))

@@ -29,7 +29,7 @@ from evalwh.logs import import_logs
 from typer.testing import CliRunner
 
 from tests.conftest import write_table
-from tests.test_fuzz import SAMPLE_FORMATS, TEXT, places, replaced
+from tests.test_fuzz import SAMPLE_FORMATS, TEXT, write_mutated_sample
 from tests.test_axes import bracket_run
 
 LOGS_DIR = Path(__file__).resolve().parent / "logs"
@@ -446,14 +446,8 @@ def test_a_sample_log_with_one_text_replaced_imports_alike_on_spark(spark: Any, 
     from evalwh.sparklogs import LOG_TABLES
     from evalwh.sparklogs import import_logs as spark_import
 
-    text = (LOGS_DIR / sample).read_text(encoding="utf-8")
-    records = [json.loads(text)] if sample.endswith(".json") else [json.loads(x) for x in text.splitlines() if x]
-    spots = [(i, path) for i, record in enumerate(records) for path in places(record)[1:]]
-    index, path = spots[pick % len(spots)]
-    records[index] = replaced(records[index], path, value)
     with tempfile.TemporaryDirectory() as scratch:
-        log, db = Path(scratch) / sample, Path(scratch) / "logs.duckdb"
-        log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        log, db = write_mutated_sample(Path(scratch), sample, pick, value), Path(scratch) / "logs.duckdb"
         try:
             imported = import_logs(db, [log], SAMPLE_FORMATS[sample])
         except InputError:
