@@ -30,14 +30,13 @@ from typing import Any
 
 import pandas as pd  # the spark extra's; pandas UDFs take and give pandas Series
 from evalwh.errors import InputError, UsageError
-from evalwh.logs import PARTS, REQUEST_CHECKS, _format_file, _format_sql, refused
+from evalwh.logs import PARTS, REPEATED_ID, REQUEST_CHECKS, _format_file, _format_sql, refused
 from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
 SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic", "otlp")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
-REPEATED = "request id already used earlier in this import"
 # a line (or file) holding a JSON object
 JSON_OBJECT = "startswith(trim(BOTH ' \\t\\r\\n' FROM text), '{') AND try_parse_json(text) IS NOT NULL"
 
@@ -136,7 +135,8 @@ def _bad_lines(spark: Any) -> Any:
     # stage: the import reports a line that is no JSON object before any request check
     failing = [f"SELECT 1 AS stage, file, line, 'not a JSON object' AS error, text AS raw FROM log_lines "
                f"WHERE trim(BOTH ' \\t\\r' FROM text) <> '' AND NOT ({JSON_OBJECT})"]
-    for condition, error in (*REQUEST_CHECKS, ("repeated", REPEATED)):
+    # the repeated-id check's own message; its condition here is the window flag computed above
+    for condition, error in (*REQUEST_CHECKS, ("repeated", REPEATED_ID[1])):
         failing.append(to_spark(f"SELECT 2 AS stage, file, line, '{error}' AS error, raw_text AS raw "
                                 f"FROM checked_requests WHERE {condition}", pretty=False))
     return spark.sql(" UNION ALL ".join(f"({query})" for query in failing))
