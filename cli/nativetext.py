@@ -68,7 +68,9 @@ def macro_definitions() -> dict[str, str]:
     alnum = re2_class(r"[^\W_]")
     not_alnum = re2_class(r"[^\W_]", negate=True)
     space = re2_class(r"\s")
+    not_space = re2_class(r"\s", negate=True)
     spaces = "".join(re.findall(r"\s", _every_code_point()))  # Python's strip() removes exactly these
+    first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower()
         "native_words": f"(t) AS regexp_extract_all(lower(replace(t, {_literal(DOTTED_CAPITAL_I)}, "
@@ -89,11 +91,15 @@ def macro_definitions() -> dict[str, str]:
         "native_digit_runs": f"(t) AS regexp_extract_all(t, {_literal(digit + '+')})",
         # numbers(t): Python's (?<![^\W_])\d+
         "native_numbers": f"(t) AS regexp_extract_all(t, {_literal('(?:^|' + not_alnum + ')(' + digit + '+)')}, 1)",
-        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip();
-        # the text before the first such mark, the mark itself, then the strip
+        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
+        # The regex's match starts at the first character that is no white space and ends at the first such
+        # mark (plus the white space after it, dropped here); no mark: the whole text, stripped. Only the
+        # whole match is taken (a capture group would make RE2 re-scan the text), and the slow trim by a list of
+        # white space serves only texts without a mark
         "native_first_sentence": (
-            f"(t) AS list_transform([string_split_regex(t, {_literal('[.!?](?:' + space + '|$)')})[1]], "
-            f"lambda p: trim(p || substr(t, length(p) + 1, 1), {_literal(spaces)}))[1]"
+            f"(t) AS list_transform([regexp_extract(t, {_literal(first_mark)})], lambda m: CASE "
+            f"WHEN m = '' THEN trim(t, {_literal(spaces)}) WHEN right(m, 1) IN ('.', '!', '?') THEN m "
+            "ELSE substr(m, 1, length(m) - 1) END)[1]"
         ),
     }
 

@@ -95,6 +95,9 @@ def test_known_differences_are_handled(con: duckdb.DuckDBPyConnection) -> None:
     # U+0130 lower-cases to i + U+0307 in Python, so it splits a word; the Arabic-Indic digits are digits
     assert compare(con, ["İstanbul", "Kelvin", "ab\u0661\u0662 3", "v2 2.5 x_7", "First. Second", "A?\u2028B",
                          "ΟΔΟΣ ΣΑΣ", "Σ-1"]) == []
+    # first sentences: led by white space, a mark first, a mark not followed by white space, no mark
+    assert compare(con, ["  . x", "\u2028 Hi! there", "no mark  ", " . ", "a.b. c", "?", "x.\u00a0y", " 2.5 m? ok",
+                         "\n\tEnd.", "..", ". ", "a .b"]) == []
     got = con.execute("SELECT native_words('İstanbul-2'), native_numbers('v2 2.5 _7')").fetchone()
     assert got == (["i", "stanbul-2"], ["2", "5", "7"])
 
