@@ -3,10 +3,15 @@
 A model is one SELECT in one file, named after its view. The file order on disk
 says nothing, so dependencies are read from the SQL: a model depends on every
 other model whose name it mentions as a word.
+
+Each view carries a comment with its header line and a fingerprint of all the models'
+SQL; a warehouse whose views all carry this release's fingerprint keeps them as they
+are, so only a new file, a schema step or changed models pay for creating them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from graphlib import TopologicalSorter
@@ -41,10 +46,37 @@ def dependency_order(sources: dict[str, str]) -> list[str]:
     return list(TopologicalSorter(model_inputs(sources)).static_order())
 
 
+def fingerprint(sources: dict[str, str]) -> str:
+    """A short hash of every model's name and SQL."""
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        digest.update(f"{name}\0{sources[name]}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def view_comment(name: str, sql: str, mark: str) -> str:
+    """The comment a model's view carries: its header's first line (what one row is), then the fingerprint."""
+    header = next((line[2:].strip() for line in sql.splitlines() if line.startswith("--")), name)
+    return f"{header} [evalwh models {mark}]"
+
+
+def views_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether every model view exists in the default database with this release's comment."""
+    sources = model_sources()
+    mark = fingerprint(sources)
+    found = dict(con.execute(
+        "SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database() "
+        "AND schema_name = 'main'").fetchall())
+    return all(found.get(name) == view_comment(name, sql, mark) for name, sql in sources.items())
+
+
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Create or replace every model view; returns their names in creation order."""
+    """Create or replace every model view, each with its comment; returns their names in creation order."""
     sources = model_sources()
     order = dependency_order(sources)
+    mark = fingerprint(sources)
     for name in order:
         con.execute(f'CREATE OR REPLACE VIEW "{name}" AS\n{sources[name]}')
+        comment = view_comment(name, sources[name], mark).replace("'", "''")
+        con.execute(f"COMMENT ON VIEW \"{name}\" IS '{comment}'")
     return order

@@ -21,7 +21,7 @@ from evalwh import __version__
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.resources import schema_steps
 from evalwh.textnorm import register_udfs
-from evalwh.views import create_views
+from evalwh.views import create_views, views_current
 
 LATEST = "latest"
 # the oldest DuckDB release whose storage format new warehouse files use
@@ -107,7 +107,7 @@ def _check_not_newer(path: Path, found: int) -> None:
 
 
 def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Apply the schema steps the file lacks and refresh the views, in the caller's transaction.
+    """Apply the schema steps the file lacks and refresh the views where needed, in the caller's transaction.
 
     Returns the number of schema steps applied.
     """
@@ -122,7 +122,8 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
                 [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
             )
             applied += 1
-    create_views(con)
+    if applied or not views_current(con):  # a view binds the tables' columns when it is created
+        create_views(con)
     return applied
 
 

@@ -78,3 +78,26 @@ def test_materialize_outside_a_warehouse_creates_nothing(cli, db: Path) -> None:
     assert result.exit_code == 3
     assert result.stderr.startswith(f"evalwh: error: {db}: no warehouse here")
     assert not db.exists()
+
+
+def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch) -> None:
+    import evalwh.warehouse as warehouse
+    from evalwh.resources import model_sources
+
+    load_run(db, CHAPTER3, run="a")
+    created = []
+    real = warehouse.create_views
+    monkeypatch.setattr(warehouse, "create_views", lambda con: created.append(1) or real(con))
+    load_run(db, CHAPTER3, run="b")
+    assert created == []  # every view already carries this release's models
+    con = duckdb.connect(str(db))
+    comments = dict(con.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
+    assert set(comments) >= set(model_sources())
+    assert comments["claim_status"].startswith("One row per claim")
+    # a view replaced by hand (its comment gone) brings every view back at the next write
+    con.execute("CREATE OR REPLACE VIEW claim_status AS SELECT 1 AS x")
+    con.close()
+    load_run(db, CHAPTER3, run="c")
+    assert created == [1]
+    statuses = rows(db, "SELECT run_id, count(*) FROM claim_status GROUP BY run_id ORDER BY run_id")
+    assert [r[0] for r in statuses] == ["a", "b", "c"] and statuses[0][1] == statuses[2][1] > 0
