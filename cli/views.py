@@ -25,7 +25,7 @@ def model_inputs(sources: dict[str, str]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, sql in sources.items():
         body = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
-        graph[name] = {other for other in sources if other != name and re.search(rf"\b{other}\b", body)}
+        graph[name] = (set(re.findall(r"\w+", body)) & set(sources)) - {name}
     return graph
 
 

@@ -91,3 +91,11 @@ def test_views_open_in_plain_duckdb_without_udfs(chapter3_db: Path) -> None:
             con.execute(f'SELECT * FROM "{view}"').fetchall()
     finally:
         con.close()
+
+
+def test_model_inputs_are_whole_words_outside_comments() -> None:
+    from evalwh.views import dependency_order, model_inputs
+
+    sources = {"a": "SELECT 1 AS x", "b": "SELECT * FROM a -- not c", "c": "SELECT * FROM b JOIN a_b USING (x)"}
+    assert model_inputs(sources) == {"a": set(), "b": {"a"}, "c": {"b"}}
+    assert dependency_order(sources) == ["a", "b", "c"]
