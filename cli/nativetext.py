@@ -23,12 +23,10 @@ connection only: no view calls them.
 
 from __future__ import annotations
 
-import re
-import sys
-from array import array
 from functools import lru_cache
 
 import duckdb
+from evalwh.unicodeclasses import spans
 
 WORD_REGEX = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # Python's lower() turns U+0130 into "i" + U+0307; DuckDB's into "i" alone
@@ -37,23 +35,11 @@ PYTHON_LOWER_DOTTED_I = "i\u0307"
 CAPITAL_SIGMA = "\u03a3"
 
 
-@lru_cache(maxsize=1)
-def _every_code_point() -> str:
-    """All code points but the surrogates (which no UTF-8 text can hold)."""
-    points = array("I", range(0xD800))
-    points.extend(range(0xE000, sys.maxunicode + 1))
-    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
-
-
 @lru_cache(maxsize=None)
 def re2_class(python_pattern: str, negate: bool = False) -> str:
     """An RE2 character class matching exactly the characters Python's one-character ``python_pattern`` matches."""
-    text = _every_code_point()
-    spans = [m.span() for m in re.finditer(f"(?:{python_pattern})+", text)]
-    parts = []
-    for start, end in spans:
-        first, last = ord(text[start]), ord(text[end - 1])
-        parts.append(f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}")
+    parts = [f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}"
+             for first, last in spans(python_pattern)]
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
@@ -69,7 +55,7 @@ def macro_definitions() -> dict[str, str]:
     not_alnum = re2_class(r"[^\W_]", negate=True)
     space = re2_class(r"\s")
     not_space = re2_class(r"\s", negate=True)
-    spaces = "".join(re.findall(r"\s", _every_code_point()))  # Python's strip() removes exactly these
+    spaces = "".join(chr(c) for first, last in spans(r"\s") for c in range(first, last + 1))  # what strip() removes
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower()

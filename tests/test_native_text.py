@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from evalwh.nativetext import register_native_macros
 from evalwh.textnorm import register_udfs
+from evalwh.unicodeclasses import PATTERNS, computed_spans, spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +112,20 @@ def test_unicode_terms_reuse_the_words_only_where_they_agree(con: duckdb.DuckDBP
     texts = [f"Ab{a}{b}9z" for a in ascii_chars for b in ascii_chars]
     texts += ["e-mail--list-", "café Ünïcode", "ΣΟΦΊΑ", "İstanbul", "", "-", "a-b", "x\u00a0y", "K\u212a"]
     assert compare(con, texts) == []
+
+
+def test_shipped_classes_are_this_pythons() -> None:
+    # the ranges shipped for this Python's Unicode version are the ones its re matches; the shipped
+    # versions cover Python 3.11 to 3.13
+    import json
+    import unicodedata
+
+    from evalwh.unicodeclasses import DATA
+
+    shipped = json.loads(DATA.read_text(encoding="utf-8"))
+    assert {"14.0.0", "15.0.0", "15.1.0"} <= set(shipped)
+    for pattern in PATTERNS:
+        assert spans(pattern) == computed_spans(pattern)
+        if unicodedata.unidata_version in shipped:
+            assert [tuple(s) for s in shipped[unicodedata.unidata_version][pattern]] == list(computed_spans(pattern))
+    assert (0x30, 0x39) in spans(r"\d") and any(first <= 0x20 <= last for first, last in spans(r"\s"))
