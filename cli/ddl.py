@@ -10,11 +10,11 @@ same columns, no PRIMARY KEY, JSON kept as STRING. The views are transpiled as w
 
 from __future__ import annotations
 
-import duckdb
 from evalwh.errors import UsageError
 from evalwh.resources import model_sources, schema_steps
 from evalwh.textnorm import register_udfs
 from evalwh.views import dependency_order
+from evalwh.warehouse import new_connection
 
 DIALECTS = ("duckdb", "spark")
 
@@ -44,7 +44,7 @@ def view_statements(dialect: str) -> list[str]:
 def spark_schema() -> list[str]:
     """CREATE TABLE statements for Spark with the columns of every base table of the warehouse."""
     sqlglot = _sqlglot()
-    con = duckdb.connect()
+    con = new_connection()
     try:
         register_udfs(con)
         for _, _, sql in schema_steps():

@@ -37,7 +37,7 @@ from evalwh.validate import (
     validate_retrievals,
     validate_table,
 )
-from evalwh.warehouse import LATEST, attach, migrate, scalar
+from evalwh.warehouse import LATEST, attach, migrate, new_connection, scalar
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 
@@ -394,7 +394,7 @@ def load_run(
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
     settings = with_overrides(read_run_toml(directory), **(overrides or {}))
-    con = duckdb.connect()
+    con = new_connection()
     try:
         register_udfs(con)
         register_native_macros(con)

@@ -22,7 +22,7 @@ from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.encoding import check_byte_order_mark, check_utf8, open_bytes
 from evalwh.textnorm import register_udfs
-from evalwh.warehouse import attach, migrate, one, scalar
+from evalwh.warehouse import attach, migrate, new_connection, one, scalar
 
 MEMORY_LIMIT = "1GB"
 FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
@@ -311,7 +311,7 @@ def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: b
         raise UsageError("give at least one log file")
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown log format {fmt!r} (use {', '.join(FORMATS)})")
-    con = duckdb.connect()
+    con = new_connection()
     try:
         register_udfs(con)
         register_native_macros(con)

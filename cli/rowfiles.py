@@ -33,6 +33,7 @@ import duckdb
 import numpy as np
 
 from evalwh.output import FORMULA_START, Format, Rows, atomic_path
+from evalwh.warehouse import new_connection
 
 # nested types: a list or array type ends with "]"; these start with their name
 NESTED_PREFIXES = ("STRUCT(", "MAP(", "UNION(")
@@ -143,7 +144,7 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
 
 def write_file(rows: Rows, fmt: Format, target: Path, safe_csv: bool = False) -> None:
     """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY."""
-    con = duckdb.connect()
+    con = new_connection()
     try:
         columns = _load(con, rows, fmt)
         con.execute(_copy_statement(columns, fmt, target, safe_csv))

@@ -86,9 +86,17 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> No
     con.execute("USE warehouse")
 
 
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """A new in-memory connection for evalwh's own work. DuckDB's progress bar is off: DuckDB would draw
+    it on stdout for a long query, and stdout is data (evalwh draws its own bars on stderr)."""
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A new connection with the evalwh UDFs registered and the warehouse at ``path`` attached."""
-    con = duckdb.connect()
+    con = new_connection()
     register_udfs(con)
     try:
         attach(con, path, read_only=read_only)
@@ -169,7 +177,7 @@ def _version(label: str) -> tuple[int, ...]:
 
 def storage_version(path: Path) -> str | None:
     """The storage format of the warehouse file (``'v1.4.0+'``), as DuckDB reports it."""
-    con = duckdb.connect()
+    con = new_connection()
     try:
         attach(con, path, read_only=True)
         tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchone()
@@ -186,7 +194,7 @@ def rewrite_in_oldest_format(path: Path) -> bool:
         return False
     staging = path.with_name(f".{path.name}.rewrite")
     staging.unlink(missing_ok=True)
-    con = duckdb.connect()
+    con = new_connection()
     try:
         register_udfs(con)
         attach(con, path, read_only=True)

@@ -432,3 +432,18 @@ def test_global_options_may_follow_the_command(runner, tmp_path: Path) -> None:
 def test_help_lists_flags_without_a_value_type(cli) -> None:
     result = cli("load", "--help")
     assert "--allow-extra" in result.stdout and "<bool>" not in result.stdout
+
+
+def test_evalwh_connections_never_draw_duckdbs_progress_bar_on_stdout() -> None:
+    # DuckDB draws its bar on stdout for a query slower than its wait time: every connection evalwh opens
+    # comes from new_connection, which turns it off
+    from evalwh.warehouse import new_connection
+
+    con = new_connection()
+    assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+    package = Path(__file__).resolve().parent.parent / "cli"
+    opened = [f"{p.name}:{n}" for p in sorted(package.glob("*.py"))
+              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "duckdb.connect(" in line]
+    assert opened == ["warehouse.py:" + str(next(
+        n for n, line in enumerate((package / "warehouse.py").read_text(encoding="utf-8").splitlines(), 1)
+        if "duckdb.connect(" in line))]
