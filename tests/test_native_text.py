@@ -99,6 +99,8 @@ def test_known_differences_are_handled(con: duckdb.DuckDBPyConnection) -> None:
     # first sentences: led by white space, a mark first, a mark not followed by white space, no mark
     assert compare(con, ["  . x", "\u2028 Hi! there", "no mark  ", " . ", "a.b. c", "?", "x.\u00a0y", " 2.5 m? ok",
                          "\n\tEnd.", "..", ". ", "a .b"]) == []
+    # words, piece by space-separated piece: runs of spaces, spaces at either end, hyphens at a piece's edges
+    assert compare(con, ["a  b", " lead", "trail ", "a - b", "--x-- y-", "e-mail  list", "", " ", "İ İx", "x.y z,w"]) == []
     # numbers: at the start, after a hyphen or an underscore, after a letter (none), digits of other scripts
     assert compare(con, ["1-2", "-1-2", "x_7", "a1 2", "\uff11\uff12 3", "\u0663a 4", "7", "é7 _8_ 9."]) == []
     got = con.execute("SELECT native_words('İstanbul-2'), native_numbers('v2 2.5 _7')").fetchone()
