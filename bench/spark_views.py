@@ -40,12 +40,14 @@ print(json.dumps(out))
 '''
 
 SPARK_SIDE = r'''
-import json, sys, time
+import json, sys, tempfile, time
 from pathlib import Path
 from pyspark.sql import SparkSession
 from evalwh.spark import register
+warehouse_dir = tempfile.TemporaryDirectory(prefix="spark-warehouse-")  # removed at exit
 spark = (SparkSession.builder.master("local[2]").appName("evalwh-bench").config("spark.ui.enabled", "false")
-         .config("spark.sql.session.timeZone", "UTC").config("spark.driver.memory", "4g").getOrCreate())
+         .config("spark.sql.session.timeZone", "UTC").config("spark.driver.memory", "4g")
+         .config("spark.sql.warehouse.dir", warehouse_dir.name).getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 out = {}
 for view in register(spark, Path(sys.argv[1])):

@@ -222,14 +222,24 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
         join = " LEFT JOIN temp.first_lines AS f USING (request_id)" + join
         first_seen = "f.first_seen"
         checks.append(REPEATED_ID)
-    checked = f"SELECT n.*, {first_seen}, CAST({raw} AS VARCHAR) AS raw_text FROM temp.norm_requests AS n{join}"
-    for condition, message in checks:
-        con.execute(f"INSERT INTO bad SELECT file, line, {_literal(message)}, raw_text FROM ({checked}) WHERE {condition}")
+    checked = f"SELECT n.*, {first_seen}, {raw} AS raw_record FROM temp.norm_requests AS n{join}"
+    con.execute(
+        f"""INSERT INTO bad SELECT file, line, error, CAST(raw_record AS VARCHAR)
+        FROM (SELECT file, line, {first_failed(checks)} AS error, raw_record FROM ({checked}))
+        WHERE error IS NOT NULL"""
+    )
     _raise_first_bad(con, skip_bad)
 
 
+def first_failed(checks: list[tuple[str, str]]) -> str:
+    """SQL for the message of the first of ``checks`` a request fails (NULL when it passes them all):
+    a request is set aside once, for the first problem it has."""
+    return "CASE " + " ".join(f"WHEN {condition} THEN {_literal(message)}" for condition, message in checks) + " END"
+
+
 def _raise_first_bad(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
-    first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line LIMIT 1").fetchone()
+    # by line; two requests of one record (an OTLP file) by their messages, as the Spark import does
+    first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line, error LIMIT 1").fetchone()
     if first and not skip_bad:
         raise InputError(first[0], f"line {first[1]}: {first[2]} (use --skip-bad to set such lines aside)")
 

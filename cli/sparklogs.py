@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd  # the spark extra's; pandas UDFs take and give pandas Series
 from evalwh.errors import InputError, UsageError
-from evalwh.logs import PARTS, REPEATED_ID, REQUEST_CHECKS, _format_file, _format_sql, refused
+from evalwh.logs import PARTS, REPEATED_ID, REQUEST_CHECKS, _format_file, _format_sql, first_failed, refused
 from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
@@ -124,8 +124,8 @@ def _raw_source(spark: Any) -> tuple[str, str]:
 
 def _bad_lines(spark: Any) -> Any:
     """``bad_lines`` (stage, file, line, error, raw), as ``evalwh logs import`` finds them: each line that holds
-    no JSON object, and each request of a line per request check it fails (``evalwh.logs.REQUEST_CHECKS``,
-    transpiled; a request id used on an earlier line of the import)."""
+    no JSON object, and each request that fails a request check, with the first it fails
+    (``evalwh.logs.REQUEST_CHECKS``, transpiled; a request id used on an earlier line of the import)."""
     raw, join = _raw_source(spark)
     spark.sql(f"""CREATE OR REPLACE TEMPORARY VIEW checked_requests AS
         SELECT n.*, CAST({raw} AS STRING) AS raw_text,
@@ -135,10 +135,10 @@ def _bad_lines(spark: Any) -> Any:
     # stage: the import reports a line that is no JSON object before any request check
     failing = [f"SELECT 1 AS stage, file, line, 'not a JSON object' AS error, text AS raw FROM log_lines "
                f"WHERE trim(BOTH ' \\t\\r' FROM text) <> '' AND NOT ({JSON_OBJECT})"]
-    # the repeated-id check's own message; its condition here is the window flag computed above
-    for condition, error in (*REQUEST_CHECKS, ("repeated", REPEATED_ID[1])):
-        failing.append(to_spark(f"SELECT 2 AS stage, file, line, '{error}' AS error, raw_text AS raw "
-                                f"FROM checked_requests WHERE {condition}", pretty=False))
+    # a request once, for the first check it fails; the repeated-id check's condition here is the window flag
+    error = first_failed([*REQUEST_CHECKS, ("repeated", REPEATED_ID[1])])
+    failing.append(to_spark(f"SELECT 2 AS stage, file, line, error, raw FROM (SELECT file, line, {error} AS error, "
+                            "raw_text AS raw FROM checked_requests) AS c WHERE error IS NOT NULL", pretty=False))
     return spark.sql(" UNION ALL ".join(f"({query})" for query in failing))
 
 

@@ -95,6 +95,23 @@ def test_malformed_line_names_file_and_line(chapter_db: Path, tmp_path: Path) ->
         (2, "not a JSON object"), (5, "timestamp is not ISO 8601")]
 
 
+def test_a_request_with_several_problems_is_rejected_once_for_the_first(chapter_db: Path, tmp_path: Path) -> None:
+    # the request checks in order: the id, the time, the refused flag, then a repeated id
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"request_id": "", "ts": "epoch", "refused": "maybe"}\n'
+                   '{"request_id": "r1", "ts": "2026-11-30T09:00:00Z"}\n'
+                   '{"request_id": "r1", "ts": "noon", "refused": "maybe"}\n'
+                   '{"request_id": "r1", "refused": "maybe"}\n', encoding="utf-8")
+    result = run(chapter_db, "logs", "import", str(bad))
+    assert (result.exit_code, result.stderr) == (
+        2, "evalwh: error: bad.jsonl: line 1: missing request id (use --skip-bad to set such lines aside)\n")
+    skipped = run(chapter_db, "logs", "import", str(bad), "--skip-bad")
+    assert skipped.exit_code == 0
+    assert "1 new requests" in skipped.stderr and "3 rejected" in skipped.stderr
+    assert rows(chapter_db, "SELECT line, error FROM log_rejects ORDER BY line") == [
+        (1, "missing request id"), (3, "timestamp is not ISO 8601"), (4, "refused is not a boolean")]
+
+
 def test_unknown_format_and_missing_file(db: Path, tmp_path: Path) -> None:
     odd = tmp_path / "odd.jsonl"
     odd.write_text('{"hello": 1}\n', encoding="utf-8")

@@ -112,8 +112,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """One local SparkSession (two cores, UTC) for every test here."""
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One local SparkSession (two cores, UTC, its warehouse folder temporary) for every test here."""
     _need_spark()
     from pyspark.sql import SparkSession
 
@@ -123,7 +123,8 @@ def spark() -> Iterator[Any]:
     session = (SparkSession.builder.master("local[2]").appName("evalwh-test")
                .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.shuffle.partitions", "1").config("spark.sql.adaptive.enabled", "false")
-               .config("spark.sql.codegen.wholeStage", "false").getOrCreate())
+               .config("spark.sql.codegen.wholeStage", "false")
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse"))).getOrCreate())
     yield session
     session.stop()
 
@@ -397,6 +398,7 @@ BAD_LINES = [
     [1, 2],
     {"request_id": "ok-2", "refused": "Y", "retrieved": [{"chunk_id": "k1"}],
      "cited": [{"chunk_id": "k1", "quote": "q"}]},
+    {"request_id": "t-1", "ts": "noon", "refused": "maybe"},  # three problems: set aside once, for the first
 ]
 
 
@@ -415,7 +417,7 @@ def test_bad_requests_on_spark_are_refused_or_set_aside_as_duckdb_does(spark: An
     # a line that is no JSON object is reported before the requests' checks, by both
     first_bad = "bad.jsonl: line 7: not a JSON object"
     assert str(on_spark.value).split(" (")[0] == str(duck.value).split(" (")[0] == first_bad
-    assert import_logs(db, [log], "evalwh", skip_bad=True).rejects == 6
+    assert import_logs(db, [log], "evalwh", skip_bad=True).rejects == 7
     for table in LOG_TABLES:
         spark.catalog.dropTempView(table)
     batch = spark_import(spark, [log], "evalwh", skip_bad=True)
@@ -426,7 +428,8 @@ def test_bad_requests_on_spark_are_refused_or_set_aside_as_duckdb_does(spark: An
                                ("bad.jsonl", 4, "refused is not a boolean"),
                                ("bad.jsonl", 5, "refused is not a boolean"),
                                ("bad.jsonl", 6, "request id already used earlier in this import"),
-                               ("bad.jsonl", 7, "not a JSON object")]
+                               ("bad.jsonl", 7, "not a JSON object"),
+                               ("bad.jsonl", 9, "timestamp is not ISO 8601")]
     for table in LOG_TABLES:
         columns = [c for c in batch[table].columns if c not in ("log_batch_id", "raw")]
         expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
