@@ -11,14 +11,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from evalwh.options import settings
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 
 def progress_enabled() -> bool:
@@ -36,6 +28,10 @@ def progress(description: str, total: int) -> Iterator[Callable[[int], None]]:
     if not progress_enabled() or total <= 0:
         yield _no_progress
         return
+    # Rich is imported only for a bar that is drawn: a library call or a piped command never loads it
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
