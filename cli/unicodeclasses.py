@@ -54,7 +54,7 @@ def spans(pattern: str) -> tuple[Span, ...]:
 
 def main() -> None:
     """Write this Python's ranges into the shipped file, beside those of other Unicode versions."""
-    table = json.loads(DATA.read_text(encoding="utf-8")) if DATA.is_file() else {}
+    table = dict(_shipped())
     table[unicodedata.unidata_version] = {p: [list(s) for s in computed_spans(p)] for p in PATTERNS}
     DATA.write_text(json.dumps(dict(sorted(table.items())), separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"{DATA}: Unicode {unicodedata.unidata_version} ({', '.join(PATTERNS)})")
