@@ -6,16 +6,34 @@ import json
 import re
 import subprocess
 import sys
+from typing import Any, NamedTuple
 
 
-def measured(argv: list[str]) -> tuple[float, float, dict]:
-    """Run ``argv`` under /usr/bin/time -v: (wall seconds, peak RSS MiB, the JSON object it printed last)."""
+class Measurement(NamedTuple):
+    """One process's figures from /usr/bin/time -v, and the JSON object it printed last."""
+
+    wall: float  # seconds
+    peak_mib: float  # maximum resident set size
+    output: dict[str, Any]
+    cpu: float  # user + system seconds, over all threads
+
+
+def _figure(pattern: str, stderr: str) -> re.Match[str]:
+    found = re.search(pattern, stderr)
+    if found is None:
+        sys.exit(f"/usr/bin/time printed no figures:\n{stderr[-1000:]}")
+    return found
+
+
+def measured(argv: list[str]) -> Measurement:
+    """Run ``argv`` under /usr/bin/time -v and return its figures."""
     proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{argv[:3]} failed:\n{proc.stderr[-3000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    if wall is None or rss is None:
-        sys.exit(f"/usr/bin/time printed no figures:\n{proc.stderr[-1000:]}")
+    wall = _figure(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
+    rss = _figure(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    user = _figure(r"User time \(seconds\): ([\d.]+)", proc.stderr)
+    system = _figure(r"System time \(seconds\): ([\d.]+)", proc.stderr)
     seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
-    return seconds, int(rss.group(1)) / 1024, json.loads(proc.stdout.strip().splitlines()[-1])
+    return Measurement(seconds, int(rss.group(1)) / 1024, json.loads(proc.stdout.strip().splitlines()[-1]),
+                       float(user.group(1)) + float(system.group(1)))

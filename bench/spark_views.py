@@ -94,7 +94,7 @@ def main() -> None:
         for _ in range(args.repeat):
             duck_runs.append(measured([sys.executable, "-c", DUCKDB_SIDE, str(db)]))
             spark_runs.append(measured([sys.executable, "-c", SPARK_SIDE, str(export_dir)]))
-        duck_views, spark_views = duck_runs[0][2], spark_runs[0][2]
+        duck_views, spark_views = duck_runs[0].output, spark_runs[0].output
         print(f"{'view':<24}{'duckdb s':>10}{'spark s':>10}{'rows':>12}")
         disagree = []
         for view, (seconds, rows) in duck_views.items():
@@ -102,10 +102,10 @@ def main() -> None:
             print(f"{view:<24}{seconds:>10.2f}{spark_seconds:>10.2f}{rows:>12,}")
             if rows != spark_rows:
                 disagree.append(f"{view}: duckdb {rows:,} rows, spark {spark_rows:,}")
-        duck_best, spark_best = min(r[0] for r in duck_runs), min(r[0] for r in spark_runs)
+        duck_best, spark_best = min(r.wall for r in duck_runs), min(r.wall for r in spark_runs)
         print(f"{'':<24}{'wall min s':>12}{'peak RSS MiB':>14}  (RSS of the Python process; Spark's JVM not counted)")
-        print(f"{'duckdb (warehouse)':<24}{duck_best:>12.2f}{max(r[1] for r in duck_runs):>14.0f}")
-        print(f"{'spark local[2] (export)':<24}{spark_best:>12.2f}{max(r[1] for r in spark_runs):>14.0f}")
+        print(f"{'duckdb (warehouse)':<24}{duck_best:>12.2f}{max(r.peak_mib for r in duck_runs):>14.0f}")
+        print(f"{'spark local[2] (export)':<24}{spark_best:>12.2f}{max(r.peak_mib for r in spark_runs):>14.0f}")
         print(f"ratio (spark / duckdb): {spark_best / duck_best:.1f}x; wall times include starting each engine")
         if disagree:
             sys.exit("row counts differ: " + "; ".join(disagree))

@@ -111,10 +111,10 @@ def main() -> None:
         for _ in range(args.repeat):
             sk.append(measured([sys.executable, "-c", SKLEARN, str(folder), str(root / "sklearn.json")]))
             wh.append(measured([sys.executable, "-c", EVALWH, str(folder), str(db), str(root / "evalwh.json")]))
-        sk_best, wh_best = min(s for s, _, _ in sk), min(s for s, _, _ in wh)
+        sk_best, wh_best = min(r.wall for r in sk), min(r.wall for r in wh)
         print(f"{'':<26}{'wall min s':>12}{'peak RSS MiB':>14}")
-        print(f"{'scikit-learn + top 3':<26}{sk_best:>12.2f}{max(r for _, r, _ in sk):>14.0f}")
-        print(f"{'evalwh load (top 3 stored)':<26}{wh_best:>12.2f}{max(r for _, r, _ in wh):>14.0f}")
+        print(f"{'scikit-learn + top 3':<26}{sk_best:>12.2f}{max(r.peak_mib for r in sk):>14.0f}")
+        print(f"{'evalwh load (top 3 stored)':<26}{wh_best:>12.2f}{max(r.peak_mib for r in wh):>14.0f}")
         print(f"ratio (evalwh / scikit-learn): {wh_best / sk_best:.2f}")
         a = json.loads((root / "sklearn.json").read_text())
         b = json.loads((root / "evalwh.json").read_text())
