@@ -157,6 +157,8 @@ CASES: list[Case] = [
          "chunks.csv, row 6, column chunk_id: id contains a tab or newline"),
     Case("newline in id", lambda s: chapter(s, lambda d: edit(d / "questions.csv", "u1,", '"u\n1",')),
          "questions.csv, row 7, column question_id: id contains a tab or newline"),
+    Case("carriage return in id", lambda s: chapter(s, lambda d: edit(d / "claims.csv", "c3,", '"c3\r",')),
+         "claims.csv, row 3, column claim_id: id contains a tab or newline"),
     Case("a 10 kB value is shown cut", lambda s: chapter(s, lambda d: edit(d / "questions.csv", ",refuse,",
          "," + "x" * 10_000 + ",")), "questions.csv, row 7, column expected: unknown expected value 'xxxx"),
     # --- CSV syntax ---
@@ -206,6 +208,18 @@ CASES: list[Case] = [
          {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
          {"claim_id": "c2", "text": "t", "quote": "q", "cited": "handbook-1"}]), (d / "citations.csv").unlink())),
          "claims.jsonl, row 2, column cited: expected a list of chunk ids, found a string"),
+    Case("JSONL cited list holding an empty id", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
+         {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
+         {"claim_id": "c2", "text": "t", "quote": "q", "cited": ["handbook-1", ""]}]), (d / "citations.csv").unlink())),
+         "claims.jsonl, row 2, column cited: cited ids must be non-empty, without tabs or newlines"),
+    Case("JSONL cited list holding an id with a tab", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
+         {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
+         {"claim_id": "c2", "text": "t", "quote": "q", "cited": ["handbook-1", "hand\tbook"]}]), (d / "citations.csv").unlink())),
+         "claims.jsonl, row 2, column cited: cited ids must be non-empty, without tabs or newlines"),
+    Case("JSONL cited list holding an id with a carriage return", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
+         {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
+         {"claim_id": "c2", "text": "t", "quote": "q", "cited": ["handbook-1", "handbook\r"]}]), (d / "citations.csv").unlink())),
+         "claims.jsonl, row 2, column cited: cited ids must be non-empty, without tabs or newlines"),
     Case("JSONL cited that lists numbers", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
          {"claim_id": "c1", "text": "t", "quote": "q", "cited": [1, 2]}]), (d / "citations.csv").unlink())),
          "claims.jsonl, row 1, column cited: expected a list of chunk ids, found a list holding a value that is not a string"),
