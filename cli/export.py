@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 from evalwh.errors import UsageError
 from evalwh.output import Rows
+from evalwh.sqltext import sql_literal
 from evalwh.warehouse import open_warehouse, resolve_run
 
 EXPORT_FORMATS = ("parquet", "csv")
@@ -28,10 +29,6 @@ class Exported:
     kind: str  # table or view
     rows: int
     path: str  # relative to the export folder
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _relations(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
@@ -53,7 +50,7 @@ def _copy(con: duckdb.DuckDBPyConnection, select: str, target: Path, fmt: str, p
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER"
     if partition:
         options += ", PARTITION_BY (run_id)"
-    con.execute(f"COPY ({select}) TO {_literal(str(target))} ({options})")
+    con.execute(f"COPY ({select}) TO {sql_literal(str(target))} ({options})")
 
 
 def export_warehouse(db: Path, directory: Path, fmt: str = "parquet", run: str | None = None) -> list[Exported]:
@@ -72,7 +69,7 @@ def export_warehouse(db: Path, directory: Path, fmt: str = "parquet", run: str |
                 where = " WHERE run_id = $run" if run_id is not None and has_run else ""
                 select = f'SELECT * FROM "{name}"{where}'
                 if run_id is not None and has_run:
-                    select = select.replace("$run", _literal(run_id))
+                    select = select.replace("$run", sql_literal(run_id))
                 count = con.execute(f"SELECT count(*) FROM ({select})").fetchone()[0]
                 if kind == "table":
                     folder = staging / name

@@ -21,6 +21,7 @@ from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
 from evalwh.encoding import check_byte_order_mark, check_utf8, open_bytes
+from evalwh.sqltext import sql_literal
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, new_connection, one, scalar
 
@@ -67,10 +68,6 @@ def _format_sql(fmt: str, part: str) -> str:
             "SELECT * FROM markers WHERE request_id NOT IN (SELECT request_id FROM provider)")
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
     """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
     or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
@@ -78,12 +75,12 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
     for path in paths:
         if not path.is_file():
             raise InputError(str(path), "no such file")
-        name = _literal(str(path))
+        name = sql_literal(str(path))
         if path.suffix == ".parquet":
             try:
                 con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT to_json(t) AS json "
                             f"FROM read_parquet({name}) AS t")
-                con.execute(f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, json, NULL "
+                con.execute(f"INSERT INTO log_lines SELECT {sql_literal(path.name)}, rowid + 1, json, NULL "
                             "FROM file_records")
             except duckdb.Error as exc:
                 raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
@@ -125,7 +122,7 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
     Returns False, reading nothing, when that would misnumber lines (the file has blank
     lines) or cannot parse them (a malformed line); the exact reader then takes over.
     """
-    name = _literal(str(path))
+    name = sql_literal(str(path))
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
     except duckdb.Error:
@@ -136,7 +133,7 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
         con.execute("DROP TABLE temp.file_records")
         return False
     con.execute(
-        f"INSERT INTO log_lines SELECT {_literal(path.name)}, rowid + 1, "
+        f"INSERT INTO log_lines SELECT {sql_literal(path.name)}, rowid + 1, "
         "CASE WHEN json_type(json) = 'OBJECT' THEN json END, NULL FROM file_records"
     )
     con.execute("DROP TABLE file_records")
@@ -147,7 +144,7 @@ def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Split the file into lines to keep exact line numbers (slower; for files with blank or bad lines).
 
     A file that is one pretty-printed JSON document (an OTLP export) becomes one record."""
-    name, label = _literal(str(path)), _literal(path.name)
+    name, label = sql_literal(str(path)), sql_literal(path.name)
     con.execute(f"DELETE FROM log_lines WHERE file = {label}")
     con.execute(
         f"INSERT INTO log_lines SELECT {label}, l.i, "
@@ -234,7 +231,7 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
 def first_failed(checks: list[tuple[str, str]]) -> str:
     """SQL for the message of the first of ``checks`` a request fails (NULL when it passes them all):
     a request is set aside once, for the first problem it has."""
-    return "CASE " + " ".join(f"WHEN {condition} THEN {_literal(message)}" for condition, message in checks) + " END"
+    return "CASE " + " ".join(f"WHEN {condition} THEN {sql_literal(message)}" for condition, message in checks) + " END"
 
 
 def _raise_first_bad(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:

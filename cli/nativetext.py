@@ -26,6 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import duckdb
+from evalwh.sqltext import sql_literal
 from evalwh.unicodeclasses import spans
 
 WORD_REGEX = r"[a-z0-9]+(?:-[a-z0-9]+)*"
@@ -43,10 +44,6 @@ def re2_class(python_pattern: str, negate: bool = False) -> str:
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 @lru_cache(maxsize=1)
 def macro_definitions() -> dict[str, str]:
     """Macro name -> ``(t) AS <expression>`` for each native text function."""
@@ -61,29 +58,29 @@ def macro_definitions() -> dict[str, str]:
         # words(t): the chapter's words, after Python's lower(). No word holds a space, so the words of the
         # text are those of its space-separated pieces in turn; a piece that is one word whole (most are) is
         # taken as it is, which spares RE2 a costly match extraction per word
-        "native_words": f"(t) AS flatten(list_transform(string_split(lower(replace(t, {_literal(DOTTED_CAPITAL_I)}, "
-                        f"{_literal(PYTHON_LOWER_DOTTED_I)})), ' '), lambda p: CASE WHEN regexp_full_match(p, "
-                        f"{_literal(WORD_REGEX)}) THEN [p] ELSE regexp_extract_all(p, {_literal(WORD_REGEX)}) END))",
+        "native_words": f"(t) AS flatten(list_transform(string_split(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
+                        f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), ' '), lambda p: CASE WHEN regexp_full_match(p, "
+                        f"{sql_literal(WORD_REGEX)}) THEN [p] ELSE regexp_extract_all(p, {sql_literal(WORD_REGEX)}) END))",
         # norm(t) from its words: joined by single spaces
         "native_join": "(w) AS array_to_string(w, ' ')",
         # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a
         # capital sigma by its context (final sigma), which DuckDB does not: such texts go to the Python UDF
         # terms, which the connection must have registered (evalwh.textnorm.register_udfs)
-        "native_uterms": f"(t) AS CASE WHEN contains(t, {_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
-                         f"ELSE regexp_extract_all(lower(replace(t, {_literal(DOTTED_CAPITAL_I)}, "
-                         f"{_literal(PYTHON_LOWER_DOTTED_I)})), {_literal(alnum + '(?:' + alnum + '|-)*')}) END",
+        "native_uterms": f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
+                         f"ELSE regexp_extract_all(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
+                         f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), {sql_literal(alnum + '(?:' + alnum + '|-)*')}) END",
         # terms(t, 'unicode') given w = words(t): on ASCII text without a hyphen the two tokenizers agree
         # (runs of [a-z0-9] after lower()), so w is reused and the unicode regex runs only where they may not
         "native_uterms_given": "(t, w) AS CASE WHEN strlen(t) = length(t) AND NOT contains(t, '-') THEN w "
                                "ELSE native_uterms(t) END",
         # digit_runs(t): Python's \d+
-        "native_digit_runs": f"(t) AS regexp_extract_all(t, {_literal(digit + '+')})",
+        "native_digit_runs": f"(t) AS regexp_extract_all(t, {sql_literal(digit + '+')})",
         # numbers(t): Python's (?<![^\W_])\d+. Each match is a digit run at the start or one character that is
         # no letter or digit and then a digit run; that character is dropped (whole matches only: a capture
         # group over these large classes costs RE2 twice the time)
         "native_numbers": (
-            f"(t) AS list_transform(regexp_extract_all(t, {_literal('(?:^|' + not_alnum + ')' + digit + '+')}), "
-            f"lambda m: CASE WHEN regexp_full_match(m, {_literal(digit + '+')}) THEN m ELSE substr(m, 2) END)"
+            f"(t) AS list_transform(regexp_extract_all(t, {sql_literal('(?:^|' + not_alnum + ')' + digit + '+')}), "
+            f"lambda m: CASE WHEN regexp_full_match(m, {sql_literal(digit + '+')}) THEN m ELSE substr(m, 2) END)"
         ),
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such
@@ -91,8 +88,8 @@ def macro_definitions() -> dict[str, str]:
         # whole match is taken (a capture group would make RE2 re-scan the text), and the slow trim by a list of
         # white space serves only texts without a mark
         "native_first_sentence": (
-            f"(t) AS list_transform([regexp_extract(t, {_literal(first_mark)})], lambda m: CASE "
-            f"WHEN m = '' THEN trim(t, {_literal(spaces)}) WHEN right(m, 1) IN ('.', '!', '?') THEN m "
+            f"(t) AS list_transform([regexp_extract(t, {sql_literal(first_mark)})], lambda m: CASE "
+            f"WHEN m = '' THEN trim(t, {sql_literal(spaces)}) WHEN right(m, 1) IN ('.', '!', '?') THEN m "
             "ELSE substr(m, 1, length(m) - 1) END)[1]"
         ),
     }

@@ -33,6 +33,7 @@ import duckdb
 import numpy as np
 
 from evalwh.output import FORMULA_START, Format, Rows, atomic_path
+from evalwh.sqltext import sql_literal
 from evalwh.warehouse import new_connection
 
 # nested types: a list or array type ends with "]"; these start with their name
@@ -42,10 +43,6 @@ FLOATS = frozenset({"DOUBLE", "FLOAT", "REAL"})
 
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _is_nested(type_name: str) -> bool:
@@ -105,7 +102,7 @@ def _csv_cell(name: str, type_name: str, safe_csv: bool) -> str:
     if _is_nested(type_name):
         return f"CAST(to_json({column}) AS VARCHAR) AS {column}"
     if safe_csv and type_name == "VARCHAR":
-        starts = ", ".join(_literal(s) for s in FORMULA_START)
+        starts = ", ".join(sql_literal(s) for s in FORMULA_START)
         return f"CASE WHEN left({column}, 1) IN ({starts}) THEN '''' || {column} ELSE {column} END AS {column}"
     return column
 
@@ -123,7 +120,7 @@ def _tsv_cell(name: str, type_name: str) -> str:
     column = _quoted(name)
     text = f"CAST(to_json({column}) AS VARCHAR)" if _is_nested(type_name) else f"CAST({column} AS VARCHAR)"
     for raw, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
-        text = f"replace({text}, {_literal(raw)}, {_literal(escaped)})"
+        text = f"replace({text}, {sql_literal(raw)}, {sql_literal(escaped)})"
     return f"{text} AS {column}"
 
 
@@ -139,7 +136,7 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
     else:
         raise ValueError(f"{fmt.value} is not written by DuckDB")
     select = ", ".join(cells) if cells else "*"
-    return f"COPY (SELECT {select} FROM temp.rows_out) TO {_literal(str(target))} ({options})"
+    return f"COPY (SELECT {select} FROM temp.rows_out) TO {sql_literal(str(target))} ({options})"
 
 
 def write_file(rows: Rows, fmt: Format, target: Path, safe_csv: bool = False) -> None:

@@ -21,6 +21,7 @@ import duckdb
 from evalwh.encoding import COMPRESSIONS, check_byte_order_mark, check_utf8, data_suffix
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.locate import csv_bad_utf8, csv_syntax_error
+from evalwh.sqltext import sql_literal
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
 TEXT_FORMATS = frozenset({".csv", ".tsv", ".jsonl"})
@@ -121,10 +122,6 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _reader_message(exc: duckdb.Error) -> str:
     """The first lines of a DuckDB reader error, with any echoed data cut to 200 characters."""
     detail = " ".join(str(exc).splitlines()[:2]).replace("Invalid Input Error: ", "")
@@ -158,10 +155,10 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
     for _ in range(MAX_LINE_RETRIES):
         try:
             con.execute(
-                f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({_sql_literal(str(path))}, header=true, "
-                f"all_varchar=true, delim={_sql_literal(delim)}, quote='\"', escape='\"', strict_mode=true, "
-                f"max_line_size={max_line}, store_rejects=true, rejects_table={_sql_literal(rejects)}, "
-                f"rejects_scan={_sql_literal(scans)})"
+                f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({sql_literal(str(path))}, header=true, "
+                f"all_varchar=true, delim={sql_literal(delim)}, quote='\"', escape='\"', strict_mode=true, "
+                f"max_line_size={max_line}, store_rejects=true, rejects_table={sql_literal(rejects)}, "
+                f"rejects_scan={sql_literal(scans)})"
             )
             break
         except duckdb.Error as exc:
@@ -189,7 +186,7 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
 
 
 def _json_path(key: str) -> str:
-    return _sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
+    return sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
 
 
 def _stage_jsonl(
@@ -198,7 +195,7 @@ def _stage_jsonl(
     """Stage the wanted keys of every record; returns the other keys found, in order of first use."""
     check_utf8(path)
     try:
-        con.execute(f"CREATE TEMP TABLE {raw}_objects AS SELECT json FROM read_ndjson_objects({_sql_literal(str(path))})")
+        con.execute(f"CREATE TEMP TABLE {raw}_objects AS SELECT json FROM read_ndjson_objects({sql_literal(str(path))})")
     except duckdb.Error as exc:
         message = str(exc).splitlines()[0]
         line = re.search(r"line (\d+)", message)
@@ -235,7 +232,7 @@ def _check_json_types(
     tests = []
     for key in keys:
         kind = value_type(key, list_columns)
-        allowed = ", ".join(_sql_literal(t) for t in sorted(kind.json_types | {"NULL"}))
+        allowed = ", ".join(sql_literal(t) for t in sorted(kind.json_types | {"NULL"}))
         test = f"coalesce(json_type(json, {_json_path(key)}), 'NULL') NOT IN ({allowed})"
         if kind is TEXT_LIST:
             test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
@@ -255,7 +252,7 @@ def _check_json_types(
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
     try:
-        con.execute(f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_parquet({_sql_literal(str(path))})")
+        con.execute(f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_parquet({sql_literal(str(path))})")
     except duckdb.Error as exc:
         raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
 

@@ -18,6 +18,7 @@ from graphlib import TopologicalSorter
 
 import duckdb
 from evalwh.resources import model_sources
+from evalwh.sqltext import sql_literal
 
 
 def model_inputs(sources: dict[str, str]) -> dict[str, set[str]]:
@@ -77,6 +78,5 @@ def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     mark = fingerprint(sources)
     for name in order:
         con.execute(f'CREATE OR REPLACE VIEW "{name}" AS\n{sources[name]}')
-        comment = view_comment(name, sources[name], mark).replace("'", "''")
-        con.execute(f"COMMENT ON VIEW \"{name}\" IS '{comment}'")
+        con.execute(f'COMMENT ON VIEW "{name}" IS {sql_literal(view_comment(name, sources[name], mark))}')
     return order

@@ -20,6 +20,7 @@ import duckdb
 from evalwh import __version__
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.resources import schema_steps
+from evalwh.sqltext import sql_literal
 from evalwh.textnorm import register_udfs
 from evalwh.views import create_views, views_current
 
@@ -62,14 +63,13 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> No
     Working through ATTACH lets a load stage and validate its input in memory
     first and touch the file only once the input is known to be good.
     """
-    literal = "'" + str(path).replace("'", "''") + "'"
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
     deadline = time.monotonic() + lock_wait.seconds
     pause = 0.05
     while True:
         try:
-            con.execute(f"ATTACH {literal} AS warehouse{mode}")
+            con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{mode}")
             break
         except duckdb.Error as exc:
             message = str(exc).splitlines()[0]
