@@ -61,22 +61,26 @@ def view_comment(name: str, sql: str, mark: str) -> str:
     return f"{header} [evalwh models {mark}]"
 
 
+def view_comments(sources: dict[str, str]) -> dict[str, str]:
+    """Model name -> the comment its view carries in this release."""
+    mark = fingerprint(sources)
+    return {name: view_comment(name, sql, mark) for name, sql in sources.items()}
+
+
 def views_current(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether every model view exists in the default database with this release's comment."""
-    sources = model_sources()
-    mark = fingerprint(sources)
     found = dict(con.execute(
         "SELECT view_name, comment FROM duckdb_views() WHERE database_name = current_database() "
         "AND schema_name = 'main'").fetchall())
-    return all(found.get(name) == view_comment(name, sql, mark) for name, sql in sources.items())
+    return all(found.get(name) == comment for name, comment in view_comments(model_sources()).items())
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Create or replace every model view, each with its comment; returns their names in creation order."""
     sources = model_sources()
+    comments = view_comments(sources)
     order = dependency_order(sources)
-    mark = fingerprint(sources)
     for name in order:
         con.execute(f'CREATE OR REPLACE VIEW "{name}" AS\n{sources[name]}')
-        con.execute(f'COMMENT ON VIEW "{name}" IS {sql_literal(view_comment(name, sources[name], mark))}')
+        con.execute(f'COMMENT ON VIEW "{name}" IS {sql_literal(comments[name])}')
     return order
