@@ -7,6 +7,7 @@ Rows go to stdout in the chosen format; messages and errors go to stderr as
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -65,6 +66,13 @@ def fail(message: str, code: ExitCode) -> typer.Exit:
     return typer.Exit(int(code))
 
 
+def stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so output still buffered for a closed pipe is dropped at exit, not reported."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def handles_errors(command: F) -> F:
     """Turn library errors into one stderr line and the matching exit code."""
 
@@ -74,6 +82,9 @@ def handles_errors(command: F) -> F:
             command(*args, **kwargs)
         except EvalwhError as exc:
             raise fail(str(exc), exit_code_for(exc)) from None
+        except BrokenPipeError as exc:  # stdout's reader has all it wants: stop quietly, as `yes | head` does
+            stdout_to_devnull()
+            raise typer.Exit(int(exit_code_for(exc))) from None
         except OSError as exc:  # a file evalwh was asked to read or write: unreadable, or no such folder
             raise fail(os_error_message(exc), exit_code_for(exc)) from None
         except UnicodeDecodeError as exc:  # text read past the UTF-8 checks (a log value, a settings file)

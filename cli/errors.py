@@ -7,6 +7,7 @@ on stderr and an exit code, so tests can call the library and match on types.
 from __future__ import annotations
 
 import difflib
+import signal
 from collections.abc import Iterable
 from enum import IntEnum
 
@@ -18,6 +19,9 @@ class ExitCode(IntEnum):
     CHECK_FAILED = 1
     USAGE = 2
     WAREHOUSE = 3
+    # the reader of stdout closed it (``evalwh sql ... | head``): the code of a process ended by
+    # SIGPIPE, as ``yes | head`` gives, and no message
+    PIPE_CLOSED = 128 + signal.SIGPIPE
 
 
 class EvalwhError(Exception):
@@ -69,6 +73,8 @@ def exit_code_for(error: BaseException) -> ExitCode:
     """Map an exception to the exit code the CLI returns for it."""
     if isinstance(error, WarehouseError):
         return ExitCode.WAREHOUSE
+    if isinstance(error, BrokenPipeError):
+        return ExitCode.PIPE_CLOSED
     if isinstance(error, (UsageError, InputError, OSError)):
         return ExitCode.USAGE
     return ExitCode.WAREHOUSE

@@ -1,4 +1,4 @@
-"""One run of the installed `evalwh` command, as a subprocess, from another directory."""
+"""The installed `evalwh` command as a subprocess: from another directory, and into a pipe closed early."""
 
 from __future__ import annotations
 
@@ -26,3 +26,21 @@ def test_installed_command_works_from_any_directory(tmp_path: Path) -> None:
     assert (tmp_path / "evalwh.duckdb").exists()
     result = subprocess.run([command, "evidence"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert (result.returncode, result.stdout, result.stderr) == (0, EVIDENCE, "")
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`evalwh sql ... | head -1`: no error line, and the exit code of a process ended by SIGPIPE."""
+    env = {k: v for k, v in os.environ.items() if k != "EVALWH_DB"}
+    command = installed_command()
+    assert subprocess.run([command, "seed"], cwd=tmp_path, env=env, capture_output=True, check=False).returncode == 0
+    for fmt in ("csv", "json"):
+        process = subprocess.Popen(
+            [command, "sql", "SELECT range AS n FROM range(2000000)", "-f", fmt], cwd=tmp_path, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()  # what head does after its first line
+        stderr = process.stderr.read()
+        assert first in (b"n\n", b"[\n")
+        assert (process.wait(timeout=120), stderr) == (141, b""), fmt
