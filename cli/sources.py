@@ -207,11 +207,15 @@ def _stage_jsonl(
     ).fetchone()
     if bad:
         raise InputError(path.name, "expected one JSON object per line", row=int(bad[0]))
-    keys = [row[0] for row in con.execute(
-        f"SELECT key FROM (SELECT unnest(json_keys(json)) AS key, rowid AS r FROM {raw}_objects) "
-        "GROUP BY key ORDER BY min(r), key").fetchall()]
+    written = dict(con.execute(  # each key and how often it is written, in order of first use
+        f"SELECT key, count(*) FROM (SELECT unnest(json_keys(json)) AS key, rowid AS r FROM {raw}_objects) "
+        "GROUP BY key ORDER BY min(r), key").fetchall())
+    keys = list(written)
     present = [key for key in wanted if key in keys]
-    _check_json_types(con, path.name, f"{raw}_objects", present, list_columns)
+    holders = _check_json_types(con, path.name, f"{raw}_objects", present, list_columns)
+    repeated = [key for key in present if written[key] > holders[key]]
+    if repeated:
+        _raise_repeated_key(con, path.name, f"{raw}_objects", repeated)
     if not present:  # no record has a known key (or there are none): every wanted key is missing
         present = list(wanted)
     selects = []
@@ -223,12 +227,26 @@ def _stage_jsonl(
     return tuple(key for key in keys if key not in wanted)
 
 
+def _raise_repeated_key(con: duckdb.DuckDBPyConnection, name: str, objects: str, keys: list[str]) -> None:
+    """Name the first record that writes one of ``keys`` twice: which value counts differs between JSON
+    parsers (DuckDB reads the first, Python's json the last), so such a record has no one right reading."""
+    known = "[" + ", ".join(sql_literal(key) for key in keys) + "]"
+    row, key = con.execute(
+        f"SELECT rowid + 1, list_filter(k, lambda key, i: list_position(k, key) < i)[1] "
+        f"FROM (SELECT rowid, list_filter(json_keys(json), lambda key: list_contains({known}, key)) AS k "
+        f"FROM {objects}) WHERE len(k) > len(list_distinct(k)) ORDER BY rowid LIMIT 1"
+    ).fetchone()
+    raise InputError(name, "the record holds this key twice; keep one", row=int(row), column=shown_name(key))
+
+
 def _check_json_types(
     con: duckdb.DuckDBPyConnection, name: str, objects: str, keys: list[str], list_columns: set[str]
-) -> None:
-    """Every value is of its column's JSON type (or null); a list holds only strings."""
+) -> dict[str, int]:
+    """Every value is of its column's JSON type (or null); a list holds only strings.
+
+    Returns how many records hold each key."""
     if not keys:
-        return
+        return {}
     tests = []
     for key in keys:
         kind = value_type(key, list_columns)
@@ -237,8 +255,9 @@ def _check_json_types(
         if kind is TEXT_LIST:
             test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
                      "lambda e: json_type(e) <> 'VARCHAR')), FALSE)")
-        tests.append(f"min(CASE WHEN {test} THEN rowid END)")
-    firsts = con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchone() or ()
+        tests.append(f"min(CASE WHEN {test} THEN rowid END), count(json_type(json, {_json_path(key)}))")
+    results = con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchone() or ()
+    firsts, holders = results[0::2], results[1::2]
     found = [(row, key) for row, key in zip(firsts, keys, strict=True) if row is not None]
     if found:
         row, key = min(found)
@@ -248,6 +267,7 @@ def _check_json_types(
         what = "a list holding a value that is not a string" if kind is TEXT_LIST and actual == "ARRAY" \
             else JSON_TYPE_NAMES.get(actual, actual)
         raise InputError(name, f"expected {kind.described}, found {what}", row=int(row) + 1, column=key)
+    return dict(zip(keys, holders, strict=True))
 
 
 def _stage_parquet(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
@@ -263,6 +283,44 @@ def _check_parquet_types(name: str, types: Mapping[str, str], list_columns: set[
         kind = value_type(column, list_columns)
         if duckdb_type not in kind.duckdb_types:
             raise InputError(name, f"expected {kind.described}, found a column of type {duckdb_type}", column=column)
+
+
+def renamed_duplicates(columns: list[str]) -> bool:
+    """Whether DuckDB may have renamed a repeated column: it reads a second ``text`` (or ``Text``, as
+    names are case-insensitive) as ``text_1``, ``Text_1``."""
+    lowered = {column.lower() for column in columns}
+    return any((m := re.fullmatch(r"(.+)_\d+", column)) and m.group(1).lower() in lowered for column in columns)
+
+
+def file_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[str]:
+    """The column names as the file writes them (DuckDB's readers rename repeated ones)."""
+    if fmt == ".parquet":
+        fields = con.execute(f"SELECT name, coalesce(num_children, 0) FROM parquet_schema({sql_literal(str(path))})"
+                             ).fetchall()
+        names, position = [], 1  # the root's children in order, each followed by its own subtree
+        while position < len(fields):
+            names.append(fields[position][0])
+            pending = 1
+            while pending:  # skip the field and everything below it
+                pending += fields[position][1] - 1
+                position += 1
+        return names
+    delim = "\t" if fmt == ".tsv" else ","
+    header = con.execute(
+        f"SELECT * FROM read_csv({sql_literal(str(path))}, header=false, all_varchar=true, delim={sql_literal(delim)}, "
+        "quote='\"', escape='\"') LIMIT 1"
+    ).fetchone()
+    return [str(value) for value in header or ()]
+
+
+def _check_repeated_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    """Refuse a file whose header names one column twice (names compared as DuckDB does, ignoring case)."""
+    seen: dict[str, int] = {}
+    for number, column in enumerate(file_columns(con, path, fmt), start=1):
+        first = seen.setdefault(column.lower(), number)
+        if first != number:
+            raise InputError(path.name, f"columns {first} and {number} have the same name; keep one",
+                             column=shown_name(column))
 
 
 def reject_extra_columns(staged: Staged, wanted: tuple[str, ...]) -> None:
@@ -318,6 +376,8 @@ def stage(
         "ORDER BY column_index",
         [raw],
     ).fetchall())
+    if fmt != ".jsonl" and renamed_duplicates(list(types)):
+        _check_repeated_columns(con, path, fmt)
     extra = () if allow_extra else unread + tuple(column for column in types if column not in wanted)
     if "rowid" in types:  # ignored with --allow-extra; renamed, as it would shadow the row order DuckDB keeps
         con.execute(f'ALTER TABLE {raw} RENAME COLUMN rowid TO "rowid (input)"')

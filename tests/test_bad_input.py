@@ -89,6 +89,16 @@ def request(**fields: object) -> str:
     return json.dumps({**REQUEST, **fields})
 
 
+def parquet_with_a_repeated_name(folder: Path) -> None:
+    """chunks.parquet whose columns are chunk_id, text and text again (DuckDB writes no repeated
+    name, so the third column is written as `texu` and renamed in the file's bytes)."""
+    to_parquet(folder, "chunks", "SELECT 'handbook-1' AS chunk_id, 'first' AS text, 'second' AS texu")
+    path = folder / "chunks.parquet"
+    data = path.read_bytes()
+    assert data.count(b"texu") == 2  # the schema's name and the column chunk's path
+    path.write_bytes(data.replace(b"texu", b"text"))
+
+
 def symlink_to_nothing(folder: Path) -> None:
     (folder / "claims.csv").unlink()
     os.symlink(folder / "no-such-file.csv", folder / "claims.csv")
@@ -135,6 +145,18 @@ CASES: list[Case] = [
          {"chunk_id": "a", "text": "t", "txet": "u"}])), "chunks.jsonl, column txet: unknown column (did you mean 'text'?)"),
     Case("a CSV whose only column is rowid", lambda s: chapter(s, lambda d: (d / "questions.csv").write_text(
          "rowid\n1\n", encoding="utf-8")), "questions.csv, column question_id: missing column 'question_id' (found: rowid)"),
+    Case("a CSV header naming a column twice", lambda s: chapter(s, lambda d: write_table(d / "chunks.csv",
+         ["chunk_id", "text", "text"], [["handbook-1", "first", "second"]]), "--allow-extra"),
+         "chunks.csv, column text: columns 2 and 3 have the same name; keep one"),
+    Case("a TSV header naming a column twice in two cases", lambda s: chapter(s, lambda d: ((d / "claims.csv").unlink(),
+         write_table(d / "claims.tsv", ["claim_id", "Quote", "text", "quote"], [["c1", "a", "b", "c"]]))),
+         "claims.tsv, column quote: columns 2 and 4 have the same name; keep one"),
+    Case("a Parquet file naming a column twice", lambda s: chapter(s, parquet_with_a_repeated_name, "--allow-extra"),
+         "chunks.parquet, column text: columns 2 and 3 have the same name; keep one"),
+    Case("a JSONL record writing a key twice", lambda s: chapter(s, lambda d: ((d / "chunks.csv").unlink(),
+         (d / "chunks.jsonl").write_text('{"chunk_id": "a", "text": "t"}\n{"chunk_id": "b", "text": "first", '
+                                         '"text": "second"}\n', encoding="utf-8"))),
+         "chunks.jsonl, row 2, column text: the record holds this key twice; keep one"),
     Case("empty JSONL key", lambda s: chapter(s, lambda d: to_jsonl(d, "chunks", [{"chunk_id": "a", "text": "t", "": 1}])),
          "chunks.jsonl, column '': unknown column"),
     Case("header of control bytes", lambda s: chapter(s, lambda d: (d / "claims.csv").write_bytes(b"\x00\x01\x02\n")),

@@ -196,3 +196,16 @@ def test_gzip_and_zstd_inputs_load_like_the_plain_files(cli, db: Path, tmp_path:
     bad = cli("load", str(folder), "--run", "again")
     assert bad.exit_code == 2
     assert "claims.csv.gz, row 3, column claim_id: empty id" in bad.stderr
+
+
+def test_a_column_named_like_a_renamed_repeat_is_its_own_column(cli, db: Path, tmp_path: Path) -> None:
+    """A file whose columns really are `text` and `text_1` (DuckDB's name for a repeated `text`) is not a
+    repeated header: with --allow-extra it loads, and `text` is the text."""
+    folder = tmp_path / "run"
+    write_table(folder / "chunks.csv", ["chunk_id", "text", "text_1"], [["k", "Alpha 1 text.", "Beta 2."]])
+    write_table(folder / "claims.csv", ["claim_id", "text", "quote"], [["c", "Alpha 1.", "alpha 1"]])
+    write_table(folder / "citations.csv", ["claim_id", "chunk_id"], [["c", "k"]])
+    loaded = cli("load", "--allow-extra", str(folder))
+    assert loaded.exit_code == 0, loaded.stderr
+    assert rows(db, "SELECT text FROM chunks") == [("Alpha 1 text.",)]
+    assert rows(db, "SELECT status FROM claim_status") == [("SUPPORTED",)]
