@@ -201,6 +201,24 @@ def test_otlp_a_key_written_twice_counts_where_first_written(chapter_db: Path, t
     assert retrievals(chapter_db, "otlp") == [("ab" * 16, 1, "expenses-2", None)]
 
 
+def test_a_key_written_twice_in_a_record_counts_where_first_written(chapter_db: Path, tmp_path: Path) -> None:
+    """evalwh JSONL and ragas records: the first value of a repeated key, everywhere it is read."""
+    evalwh_log = tmp_path / "e.jsonl"
+    evalwh_log.write_text('{"request_id": "z1", "ts": "2026-11-30T09:15:00Z", "question": "Laptop loan?", '
+                          '"question": "Guest wifi?", "answer": "14 days.", "refused": false, "refused": true, '
+                          '"retrieved": [{"chunk_id": "handbook-1", "chunk_id": "network-1", "score": 0.5}], '
+                          '"cited": []}\n', encoding="utf-8")
+    import_logs(chapter_db, [evalwh_log], "evalwh")
+    assert rows(chapter_db, "SELECT request_id, question, question_words, refused FROM log_requests") == [
+        ("z1", "Laptop loan?", ["laptop", "loan"], False)]
+    assert retrievals(chapter_db, "evalwh") == [("z1", 1, "handbook-1", 0.5)]
+    ragas_log = tmp_path / "r.jsonl"
+    ragas_log.write_text('{"id": "s1", "user_input": "Laptop loan?", "user_input": "Guest wifi?", '
+                         '"retrieved_contexts": ["c"], "response": "r", "reference": "x"}\n', encoding="utf-8")
+    import_logs(chapter_db, [ragas_log], "ragas")
+    assert rows(chapter_db, "SELECT question FROM log_requests WHERE source = 'ragas'") == [("Laptop loan?",)]
+
+
 def test_anthropic_citation_locations(chapter_db: Path) -> None:
     result = import_logs(chapter_db, [LOGS / "anthropic.jsonl"])
     assert (result.source, result.requests, result.citations) == ("anthropic", 2, 4)
