@@ -57,12 +57,25 @@ class LockWait:
 lock_wait = LockWait()
 
 
+DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file, after the header's checksum
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """Whether the file at ``path`` starts as a DuckDB database file does."""
+    with path.open("rb") as file:
+        return file.read(12)[8:] == DUCKDB_MAGIC
+
+
 def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> None:
     """Attach the warehouse file to ``con`` as its default database.
 
     Working through ATTACH lets a load stage and validate its input in memory
     first and touch the file only once the input is known to be good.
     """
+    if path.is_file() and not is_duckdb_file(path):
+        # DuckDB would attach an existing .csv or .parquet file as an empty in-memory database, and
+        # a load into it would report success and keep nothing
+        raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
     deadline = time.monotonic() + lock_wait.seconds
@@ -199,7 +212,7 @@ def rewrite_in_oldest_format(path: Path) -> bool:
         register_udfs(con)
         attach(con, path, read_only=True)
         con.execute("USE memory")
-        con.execute(f"ATTACH '{str(staging).replace(chr(39), chr(39) * 2)}' AS rewritten "
+        con.execute(f"ATTACH {sql_literal(str(staging))} AS rewritten "
                     f"(STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("COPY FROM DATABASE warehouse TO rewritten")
         con.execute("DETACH rewritten")

@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+import pytest
 from evalwh import __version__
+from evalwh.app import app
 from evalwh.warehouse import code_schema_version
 
 EVIDENCE = """\
@@ -139,6 +141,24 @@ def test_no_warehouse_and_no_runs(cli, db: Path) -> None:
     empty = cli("evidence")
     assert empty.exit_code == 2
     assert "the warehouse has no runs yet" in empty.stderr
+
+
+@pytest.mark.parametrize("name", ["results.csv", "results.parquet", "notes.txt", "empty.duckdb"])
+def test_a_file_that_is_no_duckdb_database_is_refused_and_left_alone(runner, tmp_path: Path, name: str) -> None:
+    """DuckDB attaches an existing .csv or .parquet file as an empty in-memory database: a load into it
+    would report success and keep nothing. Every command refuses such a --db instead."""
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        duckdb.execute(f"COPY (SELECT 1 AS a) TO '{path}' (FORMAT parquet)")
+    else:
+        path.write_text("" if name == "empty.duckdb" else "a,b\n1,2\n", encoding="utf-8")
+    before = path.read_bytes()
+    for args in (["seed"], ["runs"], ["init"]):
+        result = runner.invoke(app, ["--db", str(path), *args])
+        assert (result.exit_code, result.stdout) == (3, ""), result.stderr
+        assert result.stderr == f"evalwh: error: {path}: not a DuckDB database file, so not a warehouse " \
+                                "(--db names the warehouse)\n"
+    assert path.read_bytes() == before
 
 
 def test_newer_schema_is_refused_with_exit_3(cli, db: Path) -> None:
@@ -417,8 +437,6 @@ def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
 
 
 def test_global_options_may_follow_the_command(runner, tmp_path: Path) -> None:
-    from evalwh.app import app
-
     db = tmp_path / "after.duckdb"
     assert runner.invoke(app, ["seed", "--db", str(db)]).exit_code == 0
     after = runner.invoke(app, ["runs", "-f", "csv", "--db", str(db)])
