@@ -187,10 +187,8 @@ def init(ctx: typer.Context) -> None:
     A file stored in a newer DuckDB format than the oldest one evalwh promises is rewritten in that format.
     """
     path = db_path(ctx)
-    if path.exists() and warehouse.rewrite_in_oldest_format(path):
+    if warehouse.initialise(path):
         note(f"rewrote {path} in DuckDB's {warehouse.STORAGE_VERSION} storage format")
-    with open_warehouse(path, write=True):
-        pass
     note(f"warehouse ready at {path}")
 
 

@@ -137,7 +137,12 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     applied = 0
     for version, _, sql in schema_steps():
         if version > found:
-            con.execute(sql)
+            try:
+                con.execute(sql)
+            except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
+                holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
+                raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
+                                     f"({str(exc).splitlines()[0]}); choose another --db") from exc
             con.execute(
                 "INSERT INTO schema_version VALUES (?, ?, ?)",
                 [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
@@ -173,6 +178,9 @@ def open_warehouse(
         else:
             found = file_schema_version(con)
             _check_not_newer(path, found)
+            if found == 0:
+                raise WarehouseError(f"{path}: a DuckDB file that holds no evalwh warehouse yet; create one in it "
+                                     "with `evalwh init` or `evalwh load DIR`")
             if found < code_schema_version():
                 raise WarehouseError(
                     f"{path}: schema version {found} is older than this evalwh ({code_schema_version()}); "
@@ -255,3 +263,19 @@ def resolve_run(con: duckdb.DuckDBPyConnection, name: str) -> str:
     if name not in ids:
         raise UsageError(f"no run named {name!r} (runs: {', '.join(ids)})")
     return name
+
+
+def initialise(path: Path) -> bool:
+    """Create the warehouse at ``path``, or bring it to this release's schema and views, and store it in
+    STORAGE_VERSION's format; returns whether the file had to be rewritten in that format.
+
+    The schema comes first, so a file evalwh cannot use (one holding tables of its own by the names
+    evalwh's schema needs) is refused before anything, the rewrite included, touches it.
+    """
+    with open_warehouse(path, write=True):
+        pass
+    if not rewrite_in_oldest_format(path):
+        return False
+    with open_warehouse(path, write=True):  # the views as this release writes them
+        pass
+    return True

@@ -1,4 +1,5 @@
-"""A new warehouse file is written in DuckDB 1.4's storage format, which clients from 1.4 on read.
+"""A new warehouse file is written in DuckDB 1.4's storage format, which clients from 1.4 on read;
+init rewrites older files in it, and a DuckDB file of the user's own gets a warehouse beside its tables.
 
 .ci/run also opens the seeds' warehouse with DuckDB 1.4.4 itself and queries every view.
 """
@@ -49,3 +50,44 @@ def test_init_rewrites_a_newer_format_file_in_the_oldest_format(tmp_path: Path) 
     assert runner.invoke(app, ["--db", str(newer), "status", "-f", "csv"]).stdout == before
     again = runner.invoke(app, ["--db", str(newer), "init"])
     assert "rewrote" not in again.stderr
+
+
+def test_init_leaves_a_file_it_cannot_use_as_it_was(tmp_path: Path) -> None:
+    """A DuckDB file of the user's own, in DuckDB's newest format, holding a view named like an evalwh
+    table: init refuses it (exit 3, one line) before the format rewrite or the schema touch it."""
+    from typer.testing import CliRunner
+
+    from evalwh.app import app
+
+    own = tmp_path / "own.duckdb"
+    con = duckdb.connect(str(own))
+    con.execute("CREATE VIEW claims AS SELECT 1 AS x")
+    con.close()
+    before = own.read_bytes()
+    result = CliRunner().invoke(app, ["--db", str(own), "init"])
+    assert (result.exit_code, result.stdout) == (3, "")
+    assert result.stderr.startswith(f"evalwh: error: {own}: is no evalwh warehouse and already holds something by "
+                                    "a name evalwh's schema needs (Catalog Error: View with name \"claims\" already")
+    assert result.stderr.endswith("; choose another --db\n") and result.stderr.count("\n") == 1
+    assert own.read_bytes() == before
+    read = CliRunner().invoke(app, ["--db", str(own), "runs"])
+    assert (read.exit_code, read.stderr) == (3, f"evalwh: error: {own}: a DuckDB file that holds no evalwh warehouse "
+                                                "yet; create one in it with `evalwh init` or `evalwh load DIR`\n")
+
+
+def test_init_adds_a_warehouse_beside_the_users_own_tables(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalwh.app import app
+    from evalwh.warehouse import STORAGE_VERSION, storage_version
+
+    own = tmp_path / "own.duckdb"
+    con = duckdb.connect(str(own))
+    con.execute("CREATE TABLE mine AS SELECT 42 AS x")
+    con.close()
+    runner = CliRunner()
+    assert runner.invoke(app, ["--db", str(own), "init"]).exit_code == 0
+    assert storage_version(own) == f"{STORAGE_VERSION}+"
+    assert runner.invoke(app, ["--db", str(own), "seed"]).exit_code == 0
+    assert runner.invoke(app, ["--db", str(own), "sql", "SELECT x FROM mine", "-f", "csv"]).stdout == "x\n42\n"
+    assert runner.invoke(app, ["--db", str(own), "evidence"]).stdout.startswith("t1_c1: SUPPORTED\n")
