@@ -4,13 +4,18 @@
 command group moves the global options it finds after the command to the front
 before Click parses the line. ``settings`` holds the switches the output layer and
 the progress bars read (``--safe-csv``, ``--quiet``). Help lists flags without the
-``<bool>`` type Typer would print for them (they take no value).
+``<bool>`` type Typer would print for them (they take no value), and an error of the
+command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
+every other error, not Typer's framed panel.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import typer
+from evalwh.errors import one_line
+from typer import rich_utils
 from typer.core import TyperGroup, TyperOption
 
 # global option -> whether it takes a value
@@ -75,3 +80,16 @@ def _flags_show_no_type(option: TyperOption, ctx) -> str | None:  # type: ignore
 
 _display_type_rich = TyperOption.display_type_rich
 TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign]
+
+
+def _one_line_error(error) -> None:  # type: ignore[no-untyped-def]
+    """A command-line error (an unknown option or command, a bad or missing value) as one stderr line,
+    naming the --help that explains; Click's exit code (2, a usage error) stands."""
+    if error.__class__.__name__ == "NoArgsIsHelpError":  # a group called bare prints its help instead
+        return
+    ctx = getattr(error, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    typer.echo(f"evalwh: error: {one_line(error.format_message())}{hint}", err=True)
+
+
+rich_utils.rich_format_error = _one_line_error

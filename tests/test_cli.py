@@ -436,6 +436,19 @@ def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
     assert "<html" in (tmp_path / "x.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["metrics", "--bogus"], "No such option: --bogus (see 'evalwh metrics --help')"),
+    (["metrics", "-f", "xml"], "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', "
+                               "'csv', 'json', 'tsv', 'parquet'. (see 'evalwh metrics --help')"),
+    (["statuss"], "No such command 'statuss'. Did you mean 'status'? (see 'evalwh --help')"),
+    (["load"], "Missing argument 'directory'. (see 'evalwh load --help')"),
+])
+def test_a_command_line_error_is_one_line_with_exit_2(runner, tmp_path: Path, args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["--db", str(tmp_path / "wh.duckdb"), *args], prog_name="evalwh")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"evalwh: error: {message}\n")
+    assert not (tmp_path / "wh.duckdb").exists()
+
+
 def test_global_options_may_follow_the_command(runner, tmp_path: Path) -> None:
     db = tmp_path / "after.duckdb"
     assert runner.invoke(app, ["seed", "--db", str(db)]).exit_code == 0
