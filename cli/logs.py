@@ -10,7 +10,11 @@ source and request id) is skipped, so importing a file twice adds nothing.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 from importlib.resources.abc import Traversable
@@ -85,14 +89,31 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
             except duckdb.Error as exc:
                 raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
             continue
+        if path.suffix.lower() == ".zst":
+            raise InputError(path.name, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
         check_byte_order_mark(path)
-        if not _read_json_lines_fast(con, path):
+        if not _read_json_lines_fast(con, path, path.name):
             # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
             check_utf8(path)
-            _read_json_lines_exact(con, path)
+            with plain_text(path) as text:
+                _read_json_lines_exact(con, text, path.name)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     _raw_view(con)
+
+
+@contextmanager
+def plain_text(path: Path) -> Iterator[Path]:
+    """The file itself or, for a gzip file, its text in a temporary file (DuckDB's line-exact reader,
+    read_text, does not decompress), removed afterwards."""
+    if path.suffix.lower() != ".gz":
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="evalwh-log-") as scratch:
+        text = Path(scratch) / path.stem
+        with open_bytes(path) as source, text.open("wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        yield text
 
 
 def _raw_view(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> None:
@@ -116,7 +137,7 @@ def count_lines(path: Path, block: int = 1 << 24) -> int:
     return lines + (last != b"\n")
 
 
-def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
+def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> bool:
     """One record a line, streamed by DuckDB's NDJSON reader; record n is line n.
 
     Returns False, reading nothing, when that would misnumber lines (the file has blank
@@ -133,18 +154,18 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
         con.execute("DROP TABLE temp.file_records")
         return False
     con.execute(
-        f"INSERT INTO log_lines SELECT {sql_literal(path.name)}, rowid + 1, "
+        f"INSERT INTO log_lines SELECT {sql_literal(label)}, rowid + 1, "
         "CASE WHEN json_type(json) = 'OBJECT' THEN json END, NULL FROM file_records"
     )
     con.execute("DROP TABLE file_records")
     return True
 
 
-def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> None:
     """Split the file into lines to keep exact line numbers (slower; for files with blank or bad lines).
 
     A file that is one pretty-printed JSON document (an OTLP export) becomes one record."""
-    name, label = sql_literal(str(path)), sql_literal(path.name)
+    name, label = sql_literal(str(path)), sql_literal(label)
     con.execute(f"DELETE FROM log_lines WHERE file = {label}")
     con.execute(
         f"INSERT INTO log_lines SELECT {label}, l.i, "

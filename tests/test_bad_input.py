@@ -391,6 +391,8 @@ CASES: list[Case] = [
     Case("RAGAS answer that is a list", lambda s: log_file(s, "r.jsonl", [json.dumps(
          {"user_input": "Q?", "response": ["Yes."]})]),
          "r.jsonl: line 1: user_input, question, response, answer, reference and ground_truth must be strings"),
+    Case("a zstd-compressed log", lambda s: log_file(s, "a.jsonl.zst", [request()]),
+         "a.jsonl.zst: a zstd-compressed log is not read; decompress it (zstd -d) or gzip it"),
     Case("UTF-16 log", lambda s: log_file(s, "a.jsonl", [request().encode("utf-16")]), "a.jsonl: the file is UTF-16"),
     Case("log format not recognised", lambda s: log_file(s, "a.jsonl", ['{"hello": 1}']),
          "a.jsonl: cannot tell the log format from its first record"),

@@ -219,6 +219,23 @@ def test_a_key_written_twice_in_a_record_counts_where_first_written(chapter_db: 
     assert rows(chapter_db, "SELECT question FROM log_requests WHERE source = 'ragas'") == [("Laptop loan?",)]
 
 
+def test_a_gzip_log_with_blank_and_bad_lines_keeps_its_line_numbers(chapter_db: Path, tmp_path: Path) -> None:
+    """A blank line sends a log to the line-exact reader, which must read the gzip file's text too."""
+    import gzip
+
+    log = tmp_path / "day.jsonl.gz"
+    good = '{"request_id": "g1", "ts": "2026-11-30T09:15:00Z", "question": "Laptop loan?", "answer": "14 days.", ' \
+           '"refused": false, "retrieved": [{"chunk_id": "handbook-1", "score": 0.5}], "cited": []}'
+    log.write_bytes(gzip.compress(f"{good}\n\nnot json\n".encode("utf-8")))
+    refused = run(chapter_db, "logs", "import", str(log))
+    assert (refused.exit_code, refused.stderr) == (
+        2, "evalwh: error: day.jsonl.gz: line 3: not a JSON object (use --skip-bad to set such lines aside)\n")
+    result = import_logs(chapter_db, [log], "evalwh", skip_bad=True)
+    assert (result.requests, result.retrievals, result.rejects) == (1, 1, 1)
+    assert rows(chapter_db, "SELECT file, line, error FROM log_rejects") == [("day.jsonl.gz", 3, "not a JSON object")]
+    assert rows(chapter_db, "SELECT request_id, question FROM log_requests") == [("g1", "Laptop loan?")]
+
+
 def test_anthropic_citation_locations(chapter_db: Path) -> None:
     result = import_logs(chapter_db, [LOGS / "anthropic.jsonl"])
     assert (result.source, result.requests, result.citations) == ("anthropic", 2, 4)
