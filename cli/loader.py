@@ -24,7 +24,8 @@ from evalwh.retrieval import write_builtin_retrieval
 from evalwh.settings import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
 from evalwh.encoding import check_utf8, data_suffix
 from evalwh.locate import csv_line_of_row, jsonl_line_of_row
-from evalwh.sources import Staged, check_directory, find_input, quote_ident, stage
+from evalwh.sources import Staged, check_directory, find_input, stage
+from evalwh.sqltext import sql_identifier
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.validate import (
     EXPECTED_SQL,
@@ -143,7 +144,7 @@ def _stage_and_validate(
 
 
 def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
-    return f"s.{quote_ident(column)}" if column in staged.columns else default
+    return f"s.{sql_identifier(column)}" if column in staged.columns else default
 
 
 def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> int:

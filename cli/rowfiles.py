@@ -33,16 +33,12 @@ import duckdb
 import numpy as np
 
 from evalwh.output import FORMULA_START, Format, Rows, atomic_path
-from evalwh.sqltext import sql_literal
+from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.warehouse import new_connection
 
 # nested types: a list or array type ends with "]"; these start with their name
 NESTED_PREFIXES = ("STRUCT(", "MAP(", "UNION(")
 FLOATS = frozenset({"DOUBLE", "FLOAT", "REAL"})
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _is_nested(type_name: str) -> bool:
@@ -82,7 +78,7 @@ def _load(con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format) -> list[tuple
         if any(nan):
             arrays[f"nan{i}"] = np.array(nan, dtype=bool)
             value = f"CASE WHEN nan{i} THEN CAST('nan' AS {wanted or 'DOUBLE'}) ELSE {value} END"
-        selects.append(f"{value} AS {_quoted(name)}")
+        selects.append(f"{value} AS {sql_identifier(name)}")
     if not selects:
         con.execute("CREATE TEMP TABLE rows_out AS SELECT 1 WHERE false")
         return []
@@ -98,7 +94,7 @@ def _described(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
 
 
 def _csv_cell(name: str, type_name: str, safe_csv: bool) -> str:
-    column = _quoted(name)
+    column = sql_identifier(name)
     if _is_nested(type_name):
         return f"CAST(to_json({column}) AS VARCHAR) AS {column}"
     if safe_csv and type_name == "VARCHAR":
@@ -108,7 +104,7 @@ def _csv_cell(name: str, type_name: str, safe_csv: bool) -> str:
 
 
 def _json_cell(name: str, type_name: str) -> str:
-    column = _quoted(name)
+    column = sql_identifier(name)
     if type_name in FLOATS:
         return f"CASE WHEN isfinite({column}) THEN {column} END AS {column}"
     if type_name[:-2] in FLOATS and type_name.endswith("[]"):
@@ -117,7 +113,7 @@ def _json_cell(name: str, type_name: str) -> str:
 
 
 def _tsv_cell(name: str, type_name: str) -> str:
-    column = _quoted(name)
+    column = sql_identifier(name)
     text = f"CAST(to_json({column}) AS VARCHAR)" if _is_nested(type_name) else f"CAST({column} AS VARCHAR)"
     for raw, escaped in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
         text = f"replace({text}, {sql_literal(raw)}, {sql_literal(escaped)})"
@@ -132,7 +128,7 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
     elif fmt is Format.tsv:
         cells, options = [_tsv_cell(n, t) for n, t in columns], "FORMAT csv, DELIMITER '\t', HEADER false, QUOTE '', ESCAPE ''"
     elif fmt is Format.parquet:
-        cells, options = [_quoted(n) for n, _ in columns], "FORMAT parquet"
+        cells, options = [sql_identifier(n) for n, _ in columns], "FORMAT parquet"
     else:
         raise ValueError(f"{fmt.value} is not written by DuckDB")
     select = ", ".join(cells) if cells else "*"

@@ -21,7 +21,7 @@ import duckdb
 from evalwh.encoding import COMPRESSIONS, check_byte_order_mark, check_utf8, data_suffix
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.locate import csv_bad_utf8, csv_syntax_error
-from evalwh.sqltext import sql_literal
+from evalwh.sqltext import sql_identifier, sql_literal
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
 TEXT_FORMATS = frozenset({".csv", ".tsv", ".jsonl"})
@@ -116,10 +116,6 @@ def find_input(directory: Path, kind: str) -> Path | None:
         names = " and ".join(p.name for p in found)
         raise InputError(str(directory), f"both {names} are present; keep one")
     return found[0] if found else None
-
-
-def quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _reader_message(exc: duckdb.Error) -> str:
@@ -221,7 +217,7 @@ def _stage_jsonl(
     selects = []
     for key in present:
         extract = "json_extract" if key in list_columns else "json_extract_string"
-        selects.append(f"{extract}(json, {_json_path(key)}) AS {quote_ident(key)}")
+        selects.append(f"{extract}(json, {_json_path(key)}) AS {sql_identifier(key)}")
     # qualified: a key named rowid would otherwise be the ORDER BY's output column
     con.execute(f"CREATE TEMP TABLE {raw} AS SELECT {', '.join(selects)} FROM {raw}_objects AS o ORDER BY o.rowid")
     return tuple(key for key in keys if key not in wanted)
@@ -343,8 +339,8 @@ JSON_TYPE_NAMES = {"VARCHAR": "a string", "BIGINT": "a number", "UBIGINT": "a nu
 def _check_list_column(con: duckdb.DuckDBPyConnection, staged_name: str, raw: str, column: str) -> None:
     """A list column must hold a JSON array (or list) of scalar ids on every row that has it."""
     bad = con.execute(
-        f"SELECT rowid + 1 FROM {raw} WHERE {quote_ident(column)} IS NOT NULL "
-        f"AND try_cast({quote_ident(column)} AS VARCHAR[]) IS NULL ORDER BY rowid LIMIT 1"
+        f"SELECT rowid + 1 FROM {raw} WHERE {sql_identifier(column)} IS NOT NULL "
+        f"AND try_cast({sql_identifier(column)} AS VARCHAR[]) IS NULL ORDER BY rowid LIMIT 1"
     ).fetchone()
     if bad:
         raise InputError(staged_name, "expected a list of chunk ids", row=int(bad[0]), column=column)
@@ -393,7 +389,7 @@ def stage(
         if column not in columns:
             continue
         cast_to = "VARCHAR[]" if column in list_columns else "VARCHAR"
-        selects.append(f"CAST({quote_ident(column)} AS {cast_to}) AS {quote_ident(column)}")
+        selects.append(f"CAST({sql_identifier(column)} AS {cast_to}) AS {sql_identifier(column)}")
     table = f"stg_{kind}"
     if fmt in (".csv", ".tsv"):
         # every column is already text: a view over the raw rows, in file order, copies nothing

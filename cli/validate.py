@@ -14,7 +14,8 @@ from typing import Any
 import duckdb
 from evalwh.encoding import data_suffix
 from evalwh.errors import InputError, shortened
-from evalwh.sources import Staged, quote_ident, reject_extra_columns, shown_name
+from evalwh.sources import Staged, reject_extra_columns, shown_name
+from evalwh.sqltext import sql_identifier
 
 EXPECTED_VALUES: tuple[str, ...] = ("answer", "refuse", "flag_premise")
 # expected as written -> canonical value: case and surrounding spaces ignored, two aliases accepted
@@ -64,7 +65,7 @@ def reject_first(
     con: duckdb.DuckDBPyConnection, staged: Staged, column: str, where: str, message: Callable[[Any], str]
 ) -> None:
     """Raise for the first row where ``where`` holds, naming ``column``; ``message`` gets that row's value."""
-    row = _first(con, f"SELECT row_no, {quote_ident(column)} FROM {staged.table} AS s WHERE {where} "
+    row = _first(con, f"SELECT row_no, {sql_identifier(column)} FROM {staged.table} AS s WHERE {where} "
                       "ORDER BY row_no LIMIT 1")
     if row:
         raise InputError(staged.name, message(shortened(row[1])), row=row[0], column=column)
@@ -81,7 +82,7 @@ def reject_repeats(
     row = _first(
         con,
         f"SELECT row_no, value, first_row FROM ("
-        f"  SELECT row_no, {shown or quote_ident(column)} AS value, min(row_no) OVER (PARTITION BY {key}) AS first_row"
+        f"  SELECT row_no, {shown or sql_identifier(column)} AS value, min(row_no) OVER (PARTITION BY {key}) AS first_row"
         f"  FROM {staged.table}"
         f") WHERE row_no > first_row ORDER BY row_no LIMIT 1",
     )
@@ -106,21 +107,21 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
         # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
         for column in spec.required:
-            reject_first(con, staged, column, f"{quote_ident(column)} IS NULL",
+            reject_first(con, staged, column, f"{sql_identifier(column)} IS NULL",
                          lambda _, c=column: f"missing key {c!r} (an empty value is written \"\")")
     for column in spec.ids:
-        col = quote_ident(column)
+        col = sql_identifier(column)
         reject_first(con, staged, column, f"{col} IS NULL OR {col} = ''", lambda _: "empty id")
         reject_first(con, staged, column, has_tab_or_newline(col),
                      lambda _: "id contains a tab or newline")
     if spec.unique:
-        reject_repeats(con, staged, spec.unique, quote_ident(spec.unique),
+        reject_repeats(con, staged, spec.unique, sql_identifier(spec.unique),
                        lambda value, first: f"duplicate id {value!r} (first at row {first})")
     for column in spec.list_columns:
         if column in staged.columns:
             reject_first(
                 con, staged, column,
-                f"EXISTS (SELECT 1 FROM unnest(s.{quote_ident(column)}) AS u(i) "
+                f"EXISTS (SELECT 1 FROM unnest(s.{sql_identifier(column)}) AS u(i) "
                 f"WHERE i IS NULL OR i = '' OR {has_tab_or_newline('i')})",
                 lambda _: "cited ids must be non-empty, without tabs or newlines",
             )
@@ -130,11 +131,11 @@ def reject_unknown(
     con: duckdb.DuckDBPyConnection, staged: Staged, column: str, target: Staged, target_column: str, noun: str
 ) -> None:
     """Raise for the first non-empty ``column`` value that is no ``target_column`` of ``target``."""
-    col = quote_ident(column)
+    col = sql_identifier(column)
     reject_first(
         con, staged, column,
         f"coalesce(s.{col}, '') <> '' AND NOT EXISTS "
-        f"(SELECT 1 FROM {target.table} AS t WHERE t.{quote_ident(target_column)} = s.{col})",
+        f"(SELECT 1 FROM {target.table} AS t WHERE t.{sql_identifier(target_column)} = s.{col})",
         lambda value: f"unknown {noun} {value!r}",
     )
 
