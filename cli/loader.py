@@ -24,7 +24,7 @@ from evalwh.retrieval import write_builtin_retrieval
 from evalwh.settings import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
 from evalwh.encoding import check_utf8, data_suffix
 from evalwh.locate import csv_line_of_row, jsonl_line_of_row
-from evalwh.sources import Staged, check_directory, find_input, stage
+from evalwh.sources import Staged, check_directory, csv_delimiter, find_input, stage
 from evalwh.sqltext import sql_identifier
 from evalwh.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.validate import (
@@ -75,7 +75,7 @@ def with_line(error: InputError, paths: dict[str, Path | None]) -> InputError:
     if data_suffix(path) == ".jsonl":
         line, obvious = jsonl_line_of_row(path, error.row), error.row
     else:
-        line, obvious = csv_line_of_row(path, "\t" if data_suffix(path) == ".tsv" else ",", error.row), error.row + 1
+        line, obvious = csv_line_of_row(path, csv_delimiter(path), error.row), error.row + 1
     return error if line is None or line == obvious else error.at_line(line)
 
 

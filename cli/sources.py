@@ -118,6 +118,15 @@ def find_input(directory: Path, kind: str) -> Path | None:
     return found[0] if found else None
 
 
+# how evalwh reads a CSV or TSV file: RFC 4180 quoting, the delimiter by the file's suffix
+CSV_QUOTING = "quote='\"', escape='\"'"
+
+
+def csv_delimiter(path: Path) -> str:
+    """A tab for ``.tsv`` (plain or compressed), else a comma."""
+    return "\t" if data_suffix(path) == ".tsv" else ","
+
+
 def _reader_message(exc: duckdb.Error) -> str:
     """The first lines of a DuckDB reader error, with any echoed data cut to 200 characters."""
     detail = " ".join(str(exc).splitlines()[:2]).replace("Invalid Input Error: ", "")
@@ -142,7 +151,7 @@ def _check_csv_utf8(path: Path, delim: str) -> None:
 
 
 def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
-    delim = "\t" if data_suffix(path) == ".tsv" else ","
+    delim = csv_delimiter(path)
     if path.stat().st_size == 0:
         raise InputError(path.name, "the file is empty; it needs a header row")
     check_byte_order_mark(path)
@@ -152,7 +161,7 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
         try:
             con.execute(
                 f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({sql_literal(str(path))}, header=true, "
-                f"all_varchar=true, delim={sql_literal(delim)}, quote='\"', escape='\"', strict_mode=true, "
+                f"all_varchar=true, delim={sql_literal(delim)}, {CSV_QUOTING}, strict_mode=true, "
                 f"max_line_size={max_line}, store_rejects=true, rejects_table={sql_literal(rejects)}, "
                 f"rejects_scan={sql_literal(scans)})"
             )
@@ -301,10 +310,9 @@ def file_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[s
                 pending += fields[position][1] - 1
                 position += 1
         return names
-    delim = "\t" if fmt == ".tsv" else ","
     header = con.execute(
-        f"SELECT * FROM read_csv({sql_literal(str(path))}, header=false, all_varchar=true, delim={sql_literal(delim)}, "
-        "quote='\"', escape='\"') LIMIT 1"
+        f"SELECT * FROM read_csv({sql_literal(str(path))}, header=false, all_varchar=true, "
+        f"delim={sql_literal(csv_delimiter(path))}, {CSV_QUOTING}) LIMIT 1"
     ).fetchone()
     return [str(value) for value in header or ()]
 
