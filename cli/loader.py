@@ -151,6 +151,9 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
     """The run's chunk ids mapped to text hashes; texts new to the warehouse normalised once each.
 
     Returns the number of texts normalised (0 for a run over a corpus the warehouse already holds).
+    A text repeated in the run is taken from its first chunk by a semi-join on ordinals, not by a GROUP BY
+    over the texts: rows an aggregate emits are not written to the file as the insert runs, and DuckDB
+    then compresses and writes all of them when the connection closes (about 1 s at 250,000 texts).
     """
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE run_chunks AS
@@ -165,9 +168,9 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
                native_first_sentence(text) AS first_sentence,
                CASE WHEN $tokenizer = 'unicode' THEN native_uterms_given(text, w) END AS text_uterms
         FROM (SELECT text_hash, text, native_words(text) AS w
-              FROM (SELECT text_hash, any_value(text) AS text FROM temp.run_chunks AS r
-                    WHERE NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)
-                    GROUP BY text_hash))""",
+              FROM temp.run_chunks AS r
+              WHERE r.ordinal IN (SELECT min(ordinal) FROM temp.run_chunks GROUP BY text_hash)
+                AND NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash))""",
         {"tokenizer": params["tokenizer"]},
     )
     if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms
