@@ -21,7 +21,8 @@ from evalwh.errors import EvalwhError, ExitCode, UsageError, exit_code_for, one_
 from evalwh.evidence import evidence_lines
 from evalwh.output import Format, Rows, atomic_output, write_lines, write_table
 from evalwh.rowfiles import write_copy
-from evalwh.options import GlobalOptionsGroup, settings
+from evalwh.options import GlobalOptionsGroup
+from evalwh.switches import settings
 from evalwh.resources import seed_dir, seed_names
 from evalwh.warehouse import LATEST, open_warehouse
 

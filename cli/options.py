@@ -2,16 +2,13 @@
 
 ``evalwh --db x.duckdb runs`` and ``evalwh runs --db x.duckdb`` mean the same: the
 command group moves the global options it finds after the command to the front
-before Click parses the line. ``settings`` holds the switches the output layer and
-the progress bars read (``--safe-csv``, ``--quiet``). Help lists flags without the
+before Click parses the line (the switches it sets live in ``evalwh.switches``). Help lists flags without the
 ``<bool>`` type Typer would print for them (they take no value), and an error of the
 command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
 every other error, not Typer's framed panel.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import typer
 from evalwh.errors import one_line
@@ -21,14 +18,6 @@ from typer.core import TyperGroup, TyperOption
 # global option -> whether it takes a value
 GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False}
 
-
-@dataclass
-class Settings:
-    safe_csv: bool = False
-    quiet: bool = False
-
-
-settings = Settings()
 
 
 def hoist(args: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from evalwh.options import settings
+from evalwh.switches import settings
 
 
 def progress_enabled() -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 
 import pytest
@@ -35,3 +36,11 @@ def test_cli_output_has_no_control_characters(cli) -> None:
     result = cli("seed")
     assert result.exit_code == 0
     assert "\x1b" not in result.stderr
+
+
+def test_loading_as_a_library_imports_neither_typer_nor_rich() -> None:
+    # a fresh interpreter: this test process has imported the CLI already
+    code = ("import sys, evalwh.loader, evalwh.logs, evalwh.warehouse; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'rich', 'click'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
