@@ -9,7 +9,8 @@ generates one run folder, then, in separate processes measured by /usr/bin/time,
 It repeats the pair N times (default 2) and prints the minimum wall time of each, their ratio, each side's
 minimum CPU time (user + system, over all threads) and peak RSS, and checks that both give the same supported
 share and pair precision. Then it loads a second run over the same chunk file and prints how many texts were
-normalised and how much the file grew.
+normalised and how much the file grew, and times `evalwh check` on that run (the CI gate, which reads
+every headline metric live).
 """
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ result = load_run(db, folder, run=run)
 with open_warehouse(db) as con:
     share, precision = one(con, "SELECT supported_share, pair_precision FROM run_metrics WHERE run_id = ?", [run])
 print(json.dumps({"supported_share": share, "pair_precision": precision, "normalised": getattr(result, "normalised", None)}))
+'''
+
+# The CI gate on the run: `evalwh check` reads every headline metric of it (run_metrics_long), live
+EVALWH_CHECK = r'''
+import json, sys
+from pathlib import Path
+from evalwh.check import parse_condition, run_check
+result = run_check(Path(sys.argv[1]), sys.argv[2], [parse_condition("min", "supported_share=0")])
+print(json.dumps({"ok": result.ok}))
 '''
 
 
@@ -138,6 +148,9 @@ def main() -> None:
         second = measured([sys.executable, "-c", EVALWH_LOAD, str(db), str(folder), "second"])
         print(f"second run over the same chunks: {second.wall:.2f} s, texts normalised: {second.output['normalised']}, "
               f"file {before / 2**20:.0f} -> {db.stat().st_size / 2**20:.0f} MiB")
+        gate = measured([sys.executable, "-c", EVALWH_CHECK, str(db), "second"])
+        print(f"evalwh check on the second run (every headline metric, computed live): {gate.wall:.2f} s, "
+              f"{gate.peak_mib:.0f} MiB peak")
         if not same:
             sys.exit("evalwh and the chapter loop disagree")
 

@@ -6,14 +6,17 @@ WITH question_term_rows AS (
     FROM questions
 ),
 question_terms AS (
-    SELECT DISTINCT run_id, question_id, term FROM question_term_rows
+    SELECT DISTINCT run_id, question_id, term FROM question_term_rows AS t
+    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = t.run_id AND s.word = t.term)
 ),
 chunk_term_rows AS (
     SELECT run_id, chunk_id, ordinal, unnest(text_terms) AS term
     FROM chunks
 ),
 chunk_terms AS (
-    SELECT DISTINCT run_id, chunk_id, ordinal, term FROM chunk_term_rows
+    -- only terms a question of the run holds: no other term can add to a score
+    SELECT DISTINCT run_id, chunk_id, ordinal, term FROM chunk_term_rows AS c
+    WHERE EXISTS (SELECT 1 FROM question_terms AS q WHERE q.run_id = c.run_id AND q.term = c.term)
 )
 SELECT
     qt.run_id,
@@ -24,8 +27,4 @@ SELECT
 FROM question_terms AS qt
 JOIN chunk_terms AS ct
     ON ct.run_id = qt.run_id AND ct.term = qt.term
-WHERE NOT EXISTS (
-    SELECT 1 FROM run_stopwords AS s
-    WHERE s.run_id = qt.run_id AND s.word = qt.term
-)
 GROUP BY qt.run_id, qt.question_id, ct.chunk_id, ct.ordinal

@@ -11,6 +11,7 @@
 --   refusals_wrong, refusals_missed (refusal_use), judge_disagreement_rate (the highest of
 --   any judge against the hand grades)
 -- A metric that does not apply to the run (no gold chunks, no responses) is NULL.
+-- run_metrics is read once (per_run), then each run's row is unpivoted against metric_names.
 WITH question_counts AS (
     SELECT r.run_id, count(q.question_id) AS questions
     FROM runs AS r
@@ -40,39 +41,56 @@ axes AS (
 ),
 judges AS (
     SELECT run_id, max(disagreement_rate) AS rate FROM grader_agreement GROUP BY run_id
+),
+per_run AS (
+    SELECT m.*, q.questions, b.best_correct, r.recall_at_k, a.action_accuracy, s.mean_em, s.mean_f1,
+           v.held, x.retrieval, x.citation, x.refusal, u.wrongly, u.missed, j.rate
+    FROM run_metrics AS m
+    JOIN question_counts AS q ON q.run_id = m.run_id
+    LEFT JOIN best_sweep AS b ON b.run_id = m.run_id
+    LEFT JOIN retrieval AS r ON r.run_id = m.run_id
+    LEFT JOIN actions AS a ON a.run_id = m.run_id
+    LEFT JOIN answers AS s ON s.run_id = m.run_id
+    LEFT JOIN review AS v ON v.run_id = m.run_id
+    LEFT JOIN axes AS x ON x.run_id = m.run_id
+    LEFT JOIN refusal_use AS u ON u.run_id = m.run_id
+    LEFT JOIN judges AS j ON j.run_id = m.run_id
+),
+metric_names(position, metric) AS (VALUES
+    (1, 'claims'), (2, 'uncited'), (3, 'dangling'), (4, 'unsupported'), (5, 'number_mismatch'),
+    (6, 'supported'), (7, 'supported_share'), (8, 'pairs'), (9, 'sound_pairs'), (10, 'pair_precision'),
+    (11, 'questions'), (12, 'best_correct'), (13, 'recall_at_k'), (14, 'action_accuracy'), (15, 'mean_em'),
+    (16, 'mean_f1'), (17, 'held_for_review'), (18, 'retrieval_accuracy'), (19, 'citation_accuracy'),
+    (20, 'refusal_accuracy'), (21, 'refusals_wrong'), (22, 'refusals_missed'), (23, 'judge_disagreement_rate')
 )
-SELECT run_id, 1 AS position, 'claims' AS metric, CAST(claims AS DOUBLE) AS value FROM run_metrics
-UNION ALL SELECT run_id,  2, 'uncited',         CAST(uncited AS DOUBLE)         FROM run_metrics
-UNION ALL SELECT run_id,  3, 'dangling',        CAST(dangling AS DOUBLE)        FROM run_metrics
-UNION ALL SELECT run_id,  4, 'unsupported',     CAST(unsupported AS DOUBLE)     FROM run_metrics
-UNION ALL SELECT run_id,  5, 'number_mismatch', CAST(number_mismatch AS DOUBLE) FROM run_metrics
-UNION ALL SELECT run_id,  6, 'supported',       CAST(supported AS DOUBLE)       FROM run_metrics
-UNION ALL SELECT run_id,  7, 'supported_share', supported_share                 FROM run_metrics
-UNION ALL SELECT run_id,  8, 'pairs',           CAST(pairs AS DOUBLE)           FROM run_metrics
-UNION ALL SELECT run_id,  9, 'sound_pairs',     CAST(sound_pairs AS DOUBLE)     FROM run_metrics
-UNION ALL SELECT run_id, 10, 'pair_precision',  pair_precision                  FROM run_metrics
-UNION ALL SELECT run_id, 11, 'questions',       CAST(questions AS DOUBLE)       FROM question_counts
-UNION ALL SELECT q.run_id, 12, 'best_correct',  CAST(b.best_correct AS DOUBLE)
-          FROM question_counts AS q LEFT JOIN best_sweep AS b ON b.run_id = q.run_id
-UNION ALL SELECT q.run_id, 13, 'recall_at_k',     r.recall_at_k
-          FROM question_counts AS q LEFT JOIN retrieval AS r ON r.run_id = q.run_id
-UNION ALL SELECT q.run_id, 14, 'action_accuracy', a.action_accuracy
-          FROM question_counts AS q LEFT JOIN actions AS a ON a.run_id = q.run_id
-UNION ALL SELECT q.run_id, 15, 'mean_em',         s.mean_em
-          FROM question_counts AS q LEFT JOIN answers AS s ON s.run_id = q.run_id
-UNION ALL SELECT q.run_id, 16, 'mean_f1',         s.mean_f1
-          FROM question_counts AS q LEFT JOIN answers AS s ON s.run_id = q.run_id
-UNION ALL SELECT q.run_id, 17, 'held_for_review', CAST(v.held AS DOUBLE)
-          FROM question_counts AS q LEFT JOIN review AS v ON v.run_id = q.run_id
-UNION ALL SELECT q.run_id, 18, 'retrieval_accuracy', x.retrieval
-          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
-UNION ALL SELECT q.run_id, 19, 'citation_accuracy', x.citation
-          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
-UNION ALL SELECT q.run_id, 20, 'refusal_accuracy', x.refusal
-          FROM question_counts AS q LEFT JOIN axes AS x ON x.run_id = q.run_id
-UNION ALL SELECT q.run_id, 21, 'refusals_wrong',  CAST(u.wrongly AS DOUBLE)
-          FROM question_counts AS q LEFT JOIN refusal_use AS u ON u.run_id = q.run_id
-UNION ALL SELECT q.run_id, 22, 'refusals_missed', CAST(u.missed AS DOUBLE)
-          FROM question_counts AS q LEFT JOIN refusal_use AS u ON u.run_id = q.run_id
-UNION ALL SELECT q.run_id, 23, 'judge_disagreement_rate', j.rate
-          FROM question_counts AS q LEFT JOIN judges AS j ON j.run_id = q.run_id
+SELECT
+    p.run_id,
+    n.position,
+    n.metric,
+    CASE n.metric
+        WHEN 'claims'                  THEN CAST(p.claims AS DOUBLE)
+        WHEN 'uncited'                 THEN CAST(p.uncited AS DOUBLE)
+        WHEN 'dangling'                THEN CAST(p.dangling AS DOUBLE)
+        WHEN 'unsupported'             THEN CAST(p.unsupported AS DOUBLE)
+        WHEN 'number_mismatch'         THEN CAST(p.number_mismatch AS DOUBLE)
+        WHEN 'supported'               THEN CAST(p.supported AS DOUBLE)
+        WHEN 'supported_share'         THEN p.supported_share
+        WHEN 'pairs'                   THEN CAST(p.pairs AS DOUBLE)
+        WHEN 'sound_pairs'             THEN CAST(p.sound_pairs AS DOUBLE)
+        WHEN 'pair_precision'          THEN p.pair_precision
+        WHEN 'questions'               THEN CAST(p.questions AS DOUBLE)
+        WHEN 'best_correct'            THEN CAST(p.best_correct AS DOUBLE)
+        WHEN 'recall_at_k'             THEN p.recall_at_k
+        WHEN 'action_accuracy'         THEN p.action_accuracy
+        WHEN 'mean_em'                 THEN p.mean_em
+        WHEN 'mean_f1'                 THEN p.mean_f1
+        WHEN 'held_for_review'         THEN CAST(p.held AS DOUBLE)
+        WHEN 'retrieval_accuracy'      THEN p.retrieval
+        WHEN 'citation_accuracy'       THEN p.citation
+        WHEN 'refusal_accuracy'        THEN p.refusal
+        WHEN 'refusals_wrong'          THEN CAST(p.wrongly AS DOUBLE)
+        WHEN 'refusals_missed'         THEN CAST(p.missed AS DOUBLE)
+        WHEN 'judge_disagreement_rate' THEN p.rate
+    END AS value
+FROM per_run AS p
+CROSS JOIN metric_names AS n
