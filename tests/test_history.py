@@ -7,6 +7,8 @@ from pathlib import Path
 import duckdb
 from evalwh.history import materialize
 from evalwh.loader import load_run
+from evalwh.queries import runs
+from evalwh.warehouse import open_warehouse
 
 from tests.conftest import CHAPTER3, rows, snapshot
 
@@ -101,3 +103,18 @@ def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch)
     assert created == [1]
     statuses = rows(db, "SELECT run_id, count(*) FROM claim_status GROUP BY run_id ORDER BY run_id")
     assert [r[0] for r in statuses] == ["a", "b", "c"] and statuses[0][1] == statuses[2][1] > 0
+
+
+def test_runs_reads_a_materialised_run_from_history(db: Path) -> None:
+    load_run(db, CHAPTER3, run="a")
+    materialize(db)
+    load_run(db, CHAPTER3, run="b")  # not materialised: computed live
+    with duckdb.connect(str(db)) as con:  # history that differs from the live views shows where a row came from
+        con.execute("UPDATE metrics_history SET value = 0.25 WHERE run_id = 'a' AND metric = 'supported_share'")
+        con.execute("UPDATE metrics_history SET value = 7 WHERE run_id = 'a' AND metric = 'claims'")
+    with open_warehouse(db) as con:
+        listed = runs(con)
+    assert listed.columns == ("run_id", "dataset", "created_at", "label", "claims", "supported_share",
+                              "pair_precision", "questions")
+    assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 8), ("b", 8, 0.5, 0.625, 8)]
+    assert listed.types[4] == "BIGINT"
