@@ -126,9 +126,8 @@ def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[
     return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
 
 
-def _metrics(con: duckdb.DuckDBPyConnection, run_id: str, previous: str | None) -> list[Metric]:
-    now = metric_values(con, run_id)
-    before = metric_values(con, previous) if previous else {}
+def _metrics(now: dict[str, float | None], before: dict[str, float | None]) -> list[Metric]:
+    """The run's metrics (``now``) beside the baseline's (``before``; empty without one)."""
     out = []
     for name, value in now.items():
         old = before.get(name)
@@ -330,7 +329,10 @@ def gather(
     info["params"] = json.loads(info["params"])
     previous = baseline_run(con, run_id, baseline)
     source = claim_statuses_source(con, run_id)
-    counts = dict(con.execute(f"SELECT status, count(*) FROM {source} WHERE run_id = ? GROUP BY status", [run_id]).fetchall())
+    history = dataset_runs(con, info["dataset"], run_id)
+    # each run's metrics are read once (live, they cost a pass over its claims): the run, its baseline, its trend
+    values = {r: metric_values(con, r) for r in dict.fromkeys([run_id, *([previous] if previous else []), *history])}
+    counts = {status: int(values[run_id][status.lower()] or 0) for status in STATUSES}  # claims per status
     sweep = _dicts(
         con,
         "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered FROM threshold_sweep "
@@ -341,17 +343,16 @@ def gather(
     cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])
     changes = status_changes(con, previous, run_id) if previous else []
-    metrics = _metrics(con, run_id, previous)
+    metrics = _metrics(values[run_id], values[previous] if previous else {})
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
-    history = dataset_runs(con, info["dataset"], run_id)
     return ReportData(
         run=info,
         previous=previous,
         metrics=metrics,
         headline=headline,
-        summary=summary_line(info, previous, metrics, sum(counts.values()), int(counts.get("SUPPORTED", 0))),
-        trends=trends({r: metric_values(con, r) for r in history}, history, [m.name for m in headline]),
-        status_counts=[(s, int(counts.get(s, 0))) for s in STATUSES],
+        summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"]),
+        trends=trends({r: values[r] for r in history}, history, [m.name for m in headline]),
+        status_counts=[(s, counts[s]) for s in STATUSES],
         claims=_claims(con, run_id, source, max_rows),
         sweep=sweep,
         cases=Capped(cases, cases_total),
