@@ -9,6 +9,7 @@ materialised and from the live views otherwise, so the answer is the same.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,8 +90,23 @@ def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, floa
 
 
 def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
-    """The table or view to read the run's claim statuses from."""
-    return "claim_status_history" if is_materialized(con, run_id) else "claim_status"
+    """The table to read the run's claim statuses from (run_id, claim_id, ordinal, status, cited_ids).
+
+    A materialised run reads claim_status_history. Any other run's rows of the live view are computed
+    once per connection into a temporary table, since a report reads them up to three times (the
+    claims table, the claims CSV, the changes from the baseline). The table is named after the run
+    and its creation time: a run replaced later is a new run to this cache, never a stale one.
+    """
+    if is_materialized(con, run_id):
+        return "claim_status_history"
+    created = scalar(con, "SELECT CAST(created_at AS VARCHAR) FROM runs WHERE run_id = ?", [run_id])
+    name = "claim_statuses_" + hashlib.sha256(f"{run_id}\t{created}".encode()).hexdigest()[:24]
+    con.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {name} AS "
+        "SELECT run_id, claim_id, ordinal, status, cited_ids FROM claim_status WHERE run_id = ?",
+        [run_id],
+    )
+    return f"temp.{name}"
 
 
 def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:

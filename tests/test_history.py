@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-from evalwh.history import materialize
+from evalwh.history import claim_statuses_source, materialize
 from evalwh.loader import load_run
 from evalwh.queries import runs
 from evalwh.warehouse import open_warehouse
@@ -118,3 +118,20 @@ def test_runs_reads_a_materialised_run_from_history(db: Path) -> None:
                               "pair_precision", "questions")
     assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 8), ("b", 8, 0.5, 0.625, 8)]
     assert listed.types[4] == "BIGINT"
+
+
+def test_live_statuses_are_computed_once_per_connection_and_run_version(db: Path) -> None:
+    load_run(db, CHAPTER3, run="a")
+    with open_warehouse(db) as con:
+        first = claim_statuses_source(con, "a")
+        assert claim_statuses_source(con, "a") == first  # reused, not recomputed
+        assert con.execute(f"SELECT claim_id, status FROM {first} ORDER BY ordinal").fetchall() == \
+            con.execute("SELECT claim_id, status FROM claim_status WHERE run_id = 'a' ORDER BY ordinal").fetchall()
+        temps = "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'"
+        assert con.execute(temps).fetchone() == (1,)
+    load_run(db, CHAPTER3, run="a", replace=True)  # a replaced run is another version: never the cached rows
+    with open_warehouse(db) as con:
+        assert claim_statuses_source(con, "a") != first
+    materialize(db)
+    with open_warehouse(db) as con:
+        assert claim_statuses_source(con, "a") == "claim_status_history"
