@@ -16,7 +16,9 @@ chunk_term_rows AS (
     FROM chunks
 ),
 chunk_terms AS (
-    SELECT DISTINCT run_id, chunk_id, term FROM chunk_term_rows
+    -- only terms a request's question holds: no other term can add to a score
+    SELECT DISTINCT run_id, chunk_id, term FROM chunk_term_rows AS c
+    WHERE EXISTS (SELECT 1 FROM request_terms AS q WHERE q.run_id = c.run_id AND q.term = c.term)
 ),
 scores AS (
     SELECT q.run_id, q.source, q.request_id, c.chunk_id, count(*) AS score
