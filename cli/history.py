@@ -77,13 +77,14 @@ LOG_METRICS: tuple[str, ...] = (
 )
 
 
-def metric_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, float | None]:
+def metric_values(con: duckdb.DuckDBPyConnection, run_id: str, logs: bool = True) -> dict[str, float | None]:
     """The run's metrics by name, in display order: from history when materialised, else live;
-    then the production-log metrics (log_metrics), which are always live."""
+    then (unless ``logs`` is False) the production-log metrics (log_metrics), which are always live."""
     source = "metrics_history" if is_materialized(con, run_id) else "run_metrics_long"
+    log_rows = "UNION ALL SELECT position, metric, value FROM log_metrics WHERE run_id = $r" if logs else ""
     rows = con.execute(
         f"SELECT metric, value FROM (SELECT position, metric, value FROM {source} WHERE run_id = $r "
-        "UNION ALL SELECT position, metric, value FROM log_metrics WHERE run_id = $r) ORDER BY position",
+        f"{log_rows}) ORDER BY position",
         {"r": run_id},
     ).fetchall()
     return {metric: value for metric, value in rows}

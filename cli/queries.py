@@ -48,40 +48,34 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     return query(con, sql)
 
 
-# one row per run: the runs columns `evalwh runs` shows, and its question count
-RUN_COLUMNS = """r.run_id, r.dataset, r.created_at, r.label, {claims} AS claims, {share} AS supported_share,
-    {precision} AS pair_precision, (SELECT count(*) FROM questions AS q WHERE q.run_id = r.run_id) AS questions"""
-
-
 def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
     """Every run (of ``dataset``, if given), oldest first, with its dataset and headline metrics.
 
-    A materialised run's metrics come from metrics_history; only the others are computed live, one run at a
-    time (a filter on run_metrics' run_id reaches its tables; one over a list of runs does not).
+    The metrics are each run's ``metric_values``: from history when materialised, else live, one run at a
+    time (a filter on one run_id reaches the views' tables; a filter over a list of runs does not).
     """
-    history = RUN_COLUMNS.format(
-        claims="CAST(max(h.value) FILTER (WHERE h.metric = 'claims') AS BIGINT)",
-        share="max(h.value) FILTER (WHERE h.metric = 'supported_share')",
-        precision="max(h.value) FILTER (WHERE h.metric = 'pair_precision')",
-    )
-    found = query(
+    listed = query(
         con,
-        f"""SELECT {history} FROM runs AS r JOIN metrics_history AS h USING (run_id)
+        """
+        SELECT r.run_id, r.dataset, r.created_at, r.label,
+               (SELECT count(*) FROM questions AS q WHERE q.run_id = r.run_id) AS questions
+        FROM runs AS r
         WHERE $dataset IS NULL OR r.dataset = $dataset
-        GROUP BY r.run_id, r.dataset, r.created_at, r.label""",
+        ORDER BY r.created_at, r.run_id
+        """,
         {"dataset": dataset},
     )
-    live = RUN_COLUMNS.format(claims="m.claims", share="m.supported_share", precision="m.pair_precision")
-    pending = con.execute(
-        "SELECT run_id FROM runs WHERE ($dataset IS NULL OR dataset = $dataset) "
-        "AND run_id NOT IN (SELECT run_id FROM metrics_history)",
-        {"dataset": dataset},
-    ).fetchall()
-    rows = list(found.rows)
-    for (run_id,) in pending:
-        rows += query(con, f"SELECT {live} FROM runs AS r JOIN run_metrics AS m USING (run_id) WHERE r.run_id = ?",
-                      [run_id]).rows
-    return Rows(found.columns, sorted(rows, key=lambda row: (row[2], row[0])), types=found.types)
+    rows = []
+    for run_id, run_dataset, created_at, label, questions in listed.rows:
+        values = metric_values(con, run_id, logs=False)
+        claims = values["claims"]
+        rows.append((run_id, run_dataset, created_at, label, None if claims is None else int(claims),
+                     values["supported_share"], values["pair_precision"], questions))
+    return Rows(
+        ("run_id", "dataset", "created_at", "label", "claims", "supported_share", "pair_precision", "questions"),
+        rows,
+        types=(*listed.types[:4], "BIGINT", "DOUBLE", "DOUBLE", listed.types[4]),
+    )
 
 
 def claim_status(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
