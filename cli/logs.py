@@ -153,9 +153,11 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str
     if scalar(con, "SELECT count(*) FROM temp.file_records") != count_lines(path):
         con.execute("DROP TABLE temp.file_records")
         return False
+    # the reader hands each line's JSON value over without its surrounding white space: an object is one
+    # that starts with a brace (no need to parse every record again to ask its type)
     con.execute(
         f"INSERT INTO log_lines SELECT {sql_literal(label)}, rowid + 1, "
-        "CASE WHEN json_type(json) = 'OBJECT' THEN json END, NULL FROM file_records"
+        "CASE WHEN starts_with(json, '{') THEN json END, NULL FROM file_records"
     )
     con.execute("DROP TABLE file_records")
     return True
@@ -181,8 +183,9 @@ def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path, label: st
 
 def detect_format(con: duckdb.DuckDBPyConnection) -> str:
     """Tell the format from the keys of the first record."""
-    row = con.execute("SELECT json_keys(record) FROM log_raw WHERE record IS NOT NULL ORDER BY file, line LIMIT 1").fetchone()
-    keys = set(row[0]) if row else set()
+    # arg_min keeps one record as it goes; ORDER BY ... LIMIT 1 carried every record through a sort
+    row = con.execute("SELECT json_keys(arg_min(record, (file, line))) FROM log_raw WHERE record IS NOT NULL").fetchone()
+    keys = set(row[0]) if row and row[0] is not None else set()
     if "resourceSpans" in keys:
         return "otlp"
     if {"user_input", "retrieved_contexts"} & keys or {"contexts", "ground_truth"} & keys:
@@ -217,8 +220,9 @@ REPEATED_ID = ("first_seen < {'file': file, 'line': line}", "request id already 
 
 
 def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
-    """(the raw record expression, the join that provides it) for rows ``n`` of norm_requests: a format
-    whose requests carry no ``raw`` column logs one request per line, whose record is the raw one."""
+    """(the raw record expression, the join that provides it) for rows ``n`` of norm_requests (or of a
+    query with its file and line): a format whose requests carry no ``raw`` column logs one request per
+    line, whose record is the raw one."""
     columns = {row[0] for row in con.execute("DESCRIBE temp.norm_requests").fetchall()}
     if "raw" in columns:
         return "n.raw", ""
@@ -227,8 +231,8 @@ def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
 
 def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
     """Find malformed requests; raise for the first bad record unless ``skip_bad``, which keeps them in ``bad``."""
-    raw, join = _raw_join(con)
     checks = list(REQUEST_CHECKS)
+    join = ""
     first_seen = "NULL AS first_seen"
     repeated = scalar(con, "SELECT count(*) FROM (SELECT 1 FROM temp.norm_requests GROUP BY request_id "
                            "HAVING count(*) > 1)")
@@ -237,14 +241,16 @@ def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
             "CREATE OR REPLACE TEMP TABLE first_lines AS SELECT request_id, "
             "min({'file': file, 'line': line}) AS first_seen FROM norm_requests GROUP BY request_id"
         )
-        join = " LEFT JOIN temp.first_lines AS f USING (request_id)" + join
+        join = " LEFT JOIN temp.first_lines AS f USING (request_id)"
         first_seen = "f.first_seen"
         checks.append(REPEATED_ID)
-    checked = f"SELECT n.*, {first_seen}, {raw} AS raw_record FROM temp.norm_requests AS n{join}"
+    checked = f"SELECT n.*, {first_seen} FROM temp.norm_requests AS n{join}"
+    # the raw records of the failing requests only (the usual import has none)
+    raw, raw_join = _raw_join(con)
     con.execute(
-        f"""INSERT INTO bad SELECT file, line, error, CAST(raw_record AS VARCHAR)
-        FROM (SELECT file, line, {first_failed(checks)} AS error, raw_record FROM ({checked}))
-        WHERE error IS NOT NULL"""
+        f"""INSERT INTO bad SELECT n.file, n.line, n.error, CAST({raw} AS VARCHAR)
+        FROM (SELECT * FROM (SELECT *, {first_failed(checks)} AS error FROM ({checked})) WHERE error IS NOT NULL) AS n
+        {raw_join}"""
     )
     _raise_first_bad(con, skip_bad)
 

@@ -2,50 +2,60 @@
 -- Text fields are strings (or null), refused is true/false, retrieved and cited are lists of
 -- objects whose chunk_id and quote are strings and whose score is a finite number (or null).
 -- Without this a number id, a string score or a retrieved string would load as something else.
--- Each record is parsed three times (the types of its fields, of its list elements, and the
--- list elements' fields as JSON fragments); the per-field checks then read small fragments.
-WITH parsed AS (
+-- Each record is parsed once, into its fields as JSON fragments; only the two lists are parsed
+-- again, for their elements' types and fields. A fragment is minified JSON text (a JSON null is
+-- SQL NULL here), so its first character tells its type: '"' a string, 't' or 'f' a boolean,
+-- '[' a list, '{' an object, '-' or a digit a number, 'n' (or NULL) null.
+WITH fields AS (
     SELECT
         file,
         line,
-        json_type(record, ['$.request_id', '$.session_id', '$.ts', '$.question', '$.answer', '$.model',
-                           '$.finish_reason', '$.refused', '$.retrieved', '$.cited']) AS types,
-        json_type(record, '$.retrieved[*]')                                                    AS doc_types,
-        json_type(record, '$.cited[*]')                                                        AS cite_types,
         json_transform(record, '{
-            "retrieved": [{"chunk_id": "JSON", "score": "JSON", "content": "JSON"}],
-            "cited": [{"chunk_id": "JSON", "quote": "JSON"}]
+            "request_id": "JSON", "session_id": "JSON", "ts": "JSON", "question": "JSON", "answer": "JSON",
+            "model": "JSON", "finish_reason": "JSON", "refused": "JSON", "retrieved": "JSON", "cited": "JSON"
         }') AS f
     FROM log_raw
+),
+parsed AS (
+    SELECT
+        file,
+        line,
+        list_transform([f.request_id, f.session_id, f.ts, f.question, f.answer, f.model, f.finish_reason,
+                        f.refused, f.retrieved, f.cited], lambda v: coalesce(left(v, 1), 'n')) AS types,
+        json_type(f.retrieved, '$[*]')                                                  AS doc_types,
+        json_type(f.cited, '$[*]')                                                      AS cite_types,
+        json_transform(f.retrieved, '[{"chunk_id": "JSON", "score": "JSON", "content": "JSON"}]') AS docs,
+        json_transform(f.cited, '[{"chunk_id": "JSON", "quote": "JSON"}]')               AS cites
+    FROM fields
 ),
 errors AS (
     SELECT
         file,
         line,
         CASE
-            WHEN coalesce(types[1], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'request_id must be a string'
-            WHEN coalesce(types[2], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'session_id must be a string'
-            WHEN coalesce(types[3], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'ts must be an ISO 8601 string'
-            WHEN coalesce(types[4], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'question must be a string'
-            WHEN coalesce(types[5], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'answer must be a string'
-            WHEN coalesce(types[6], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'model must be a string'
-            WHEN coalesce(types[7], 'NULL') NOT IN ('VARCHAR', 'NULL') THEN 'finish_reason must be a string'
-            WHEN coalesce(types[8], 'NULL') NOT IN ('BOOLEAN', 'VARCHAR', 'NULL') THEN 'refused must be true or false'
-            WHEN coalesce(types[9], 'NULL') NOT IN ('ARRAY', 'NULL') THEN 'retrieved must be a list of objects'
-            WHEN coalesce(types[10], 'NULL') NOT IN ('ARRAY', 'NULL') THEN 'cited must be a list of objects'
+            WHEN types[1] NOT IN ('"', 'n') THEN 'request_id must be a string'
+            WHEN types[2] NOT IN ('"', 'n') THEN 'session_id must be a string'
+            WHEN types[3] NOT IN ('"', 'n') THEN 'ts must be an ISO 8601 string'
+            WHEN types[4] NOT IN ('"', 'n') THEN 'question must be a string'
+            WHEN types[5] NOT IN ('"', 'n') THEN 'answer must be a string'
+            WHEN types[6] NOT IN ('"', 'n') THEN 'model must be a string'
+            WHEN types[7] NOT IN ('"', 'n') THEN 'finish_reason must be a string'
+            WHEN types[8] NOT IN ('t', 'f', '"', 'n') THEN 'refused must be true or false'
+            WHEN types[9] NOT IN ('[', 'n') THEN 'retrieved must be a list of objects'
+            WHEN types[10] NOT IN ('[', 'n') THEN 'cited must be a list of objects'
             WHEN list_bool_or(list_transform(doc_types, lambda t: t <> 'OBJECT')) THEN 'retrieved must be a list of objects'
             WHEN list_bool_or(list_transform(cite_types, lambda t: t <> 'OBJECT')) THEN 'cited must be a list of objects'
-            WHEN list_bool_or(list_transform(f.retrieved, lambda d: coalesce(json_type(d.chunk_id), 'NULL') NOT IN ('VARCHAR', 'NULL')))
+            WHEN list_bool_or(list_transform(docs, lambda d: coalesce(left(d.chunk_id, 1), 'n') NOT IN ('"', 'n')))
                 THEN 'retrieved chunk_id must be a string'
-            WHEN list_bool_or(list_transform(f.retrieved, lambda d: coalesce(json_type(d.content), 'NULL') NOT IN ('VARCHAR', 'NULL')))
+            WHEN list_bool_or(list_transform(docs, lambda d: coalesce(left(d.content, 1), 'n') NOT IN ('"', 'n')))
                 THEN 'retrieved content must be a string'
-            WHEN list_bool_or(list_transform(f.retrieved, lambda d:
-                     coalesce(json_type(d.score), 'NULL') NOT IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'NULL')
-                     OR NOT coalesce(isfinite(TRY_CAST(CAST(d.score AS VARCHAR) AS DOUBLE)), TRUE)))
+            WHEN list_bool_or(list_transform(docs, lambda d:
+                     NOT coalesce(isfinite(TRY_CAST(CAST(d.score AS VARCHAR) AS DOUBLE)), TRUE)
+                     OR coalesce(left(d.score, 1), 'n') NOT IN ('-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n')))
                 THEN 'retrieved score must be a finite number'
-            WHEN list_bool_or(list_transform(f.cited, lambda c: coalesce(json_type(c.chunk_id), 'NULL') NOT IN ('VARCHAR', 'NULL')))
+            WHEN list_bool_or(list_transform(cites, lambda c: coalesce(left(c.chunk_id, 1), 'n') NOT IN ('"', 'n')))
                 THEN 'cited chunk_id must be a string'
-            WHEN list_bool_or(list_transform(f.cited, lambda c: coalesce(json_type(c.quote), 'NULL') NOT IN ('VARCHAR', 'NULL')))
+            WHEN list_bool_or(list_transform(cites, lambda c: coalesce(left(c.quote, 1), 'n') NOT IN ('"', 'n')))
                 THEN 'cited quote must be a string'
         END AS error
     FROM parsed
