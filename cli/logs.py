@@ -137,34 +137,54 @@ def count_lines(path: Path, block: int = 1 << 24) -> int:
     return lines + (last != b"\n")
 
 
-def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> bool:
-    """One record a line, streamed by DuckDB's NDJSON reader; record n is line n.
+def blank_lines(path: Path) -> list[int]:
+    """The numbers of the lines that hold nothing but spaces, tabs and carriage returns."""
+    with open_bytes(path) as handle:
+        return [number for number, line in enumerate(handle, 1) if not line.strip(b" \t\r\n")]
 
-    Returns False, reading nothing, when that would misnumber lines (the file has blank
-    lines) or cannot parse them (a malformed line); the exact reader then takes over.
+
+def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> bool:
+    """One record a line, streamed by DuckDB's NDJSON reader; record n is line n once blank lines count.
+
+    Returns False, reading nothing, when the reader cannot parse the lines (a malformed line), or
+    when its records and the blank lines do not add up to the file's lines; the exact reader then
+    takes over.
     """
     name = sql_literal(str(path))
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
     except duckdb.Error:
         return False
-    # the reader skips blank lines, which would shift every later line number: one record a line, or
-    # the exact reader
-    if scalar(con, "SELECT count(*) FROM temp.file_records") != count_lines(path):
+    records, lines = scalar(con, "SELECT count(*) FROM temp.file_records"), count_lines(path)
+    # the reader skips blank lines: record k is line k plus the blank lines before it
+    blanks = blank_lines(path) if records != lines else []
+    if records + len(blanks) != lines:  # a line the reader skipped that is not blank here: read it line-exact
         con.execute("DROP TABLE temp.file_records")
         return False
+    records_table, line = "temp.file_records", "rowid + 1"
+    if blanks:
+        # blank line j (1-based) comes after (its number - j) records; record k after the blanks with fewer
+        con.execute("CREATE OR REPLACE TEMP TABLE blank_offsets AS SELECT line - j AS records_before, max(j) AS blanks "
+                    "FROM (SELECT unnest($blanks) AS line, generate_subscripts($blanks, 1) AS j) GROUP BY ALL",
+                    {"blanks": blanks})
+        con.execute("CREATE OR REPLACE TEMP TABLE numbered_records AS SELECT r.json, r.k + coalesce(b.blanks, 0) AS line "
+                    "FROM (SELECT rowid + 1 AS k, json FROM temp.file_records) AS r "
+                    "ASOF LEFT JOIN temp.blank_offsets AS b ON r.k > b.records_before")
+        records_table, line = "temp.numbered_records", "line"
     # the reader hands each line's JSON value over without its surrounding white space: an object is one
     # that starts with a brace (no need to parse every record again to ask its type)
     con.execute(
-        f"INSERT INTO log_lines SELECT {sql_literal(label)}, rowid + 1, "
-        "CASE WHEN starts_with(json, '{') THEN json END, NULL FROM file_records"
+        f"INSERT INTO log_lines SELECT {sql_literal(label)}, {line}, "
+        f"CASE WHEN starts_with(json, '{{') THEN json END, NULL FROM {records_table}"
     )
-    con.execute("DROP TABLE file_records")
+    con.execute("DROP TABLE IF EXISTS temp.numbered_records")
+    con.execute("DROP TABLE temp.file_records")
     return True
 
 
 def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> None:
-    """Split the file into lines to keep exact line numbers (slower; for files with blank or bad lines).
+    """Split the file into lines to keep exact line numbers (slower; for files with lines the NDJSON reader
+    cannot parse).
 
     A file that is one pretty-printed JSON document (an OTLP export) becomes one record."""
     name, label = sql_literal(str(path)), sql_literal(label)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import duckdb
 import pytest
+from evalwh import logs
 from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.logs import import_logs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tests.conftest import CHAPTER3, rows, snapshot
@@ -220,7 +224,7 @@ def test_a_key_written_twice_in_a_record_counts_where_first_written(chapter_db: 
 
 
 def test_a_gzip_log_with_blank_and_bad_lines_keeps_its_line_numbers(chapter_db: Path, tmp_path: Path) -> None:
-    """A blank line sends a log to the line-exact reader, which must read the gzip file's text too."""
+    """A line that is not JSON sends a log to the line-exact reader, which must read the gzip file's text too."""
     import gzip
 
     log = tmp_path / "day.jsonl.gz"
@@ -371,3 +375,28 @@ def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: 
     assert rows(chapter_db, "SELECT request_id, question FROM log_requests ORDER BY 1") == \
         rows(alone, "SELECT request_id, question FROM log_requests ORDER BY 1")
     assert rows(chapter_db, "SELECT file, line FROM log_rejects") == [("broken.json", 1)]
+
+
+BLANKS = ["", "  ", "\t", "\r", " \t\r"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(BLANKS), st.integers(0, 9)), min_size=1, max_size=30), st.booleans())
+def test_the_ndjson_reader_numbers_records_by_their_lines_around_blank_lines(lines: list[str | int], last_newline: bool) -> None:
+    """The fast reader skips blank lines and renumbers its records; they keep the numbers the line-exact
+    reader (and Python) give them."""
+    texts = [json.dumps({"request_id": f"r{n}-{item}"}) if isinstance(item, int) else item for n, item in enumerate(lines, 1)]
+    expected = [(n, text) for n, text in enumerate(texts, 1) if text not in BLANKS]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "day.jsonl"
+        path.write_text("\n".join(texts) + ("\n" if last_newline else ""), encoding="utf-8")
+        found = {}
+        for reader in (logs._read_json_lines_fast, logs._read_json_lines_exact):
+            con = duckdb.connect()
+            con.execute("CREATE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
+            read_fast = reader(con, path, "day.jsonl")
+            assert read_fast is (True if reader is logs._read_json_lines_fast else None)  # no fallback
+            found[reader.__name__] = con.execute("SELECT line, CAST(record AS VARCHAR) FROM log_lines ORDER BY line").fetchall()
+            con.close()
+    assert found["_read_json_lines_fast"] == expected  # each record as logged, on its own line
+    assert found["_read_json_lines_exact"] == expected
