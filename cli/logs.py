@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 from importlib.resources.abc import Traversable
@@ -24,12 +24,13 @@ import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
 from evalwh.progress import progress
-from evalwh.encoding import check_byte_order_mark, check_utf8, open_bytes
+from evalwh.encoding import check_byte_order_mark, check_utf8, line_blocks, open_bytes
 from evalwh.sqltext import sql_literal
 from evalwh.textnorm import register_udfs
 from evalwh.warehouse import attach, migrate, new_connection, one, scalar
 
 MEMORY_LIMIT = "1GB"
+PART_BYTES = 1 << 25  # a log read a part at a time is read in parts of about 32 MiB
 FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
 PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")
 
@@ -95,8 +96,7 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
         if not _read_json_lines_fast(con, path, path.name):
             # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
             check_utf8(path)
-            with plain_text(path) as text:
-                _read_json_lines_exact(con, text, path.name)
+            _read_json_lines_in_parts(con, path, path.name)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     _raw_view(con)
@@ -104,8 +104,8 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
 
 @contextmanager
 def plain_text(path: Path) -> Iterator[Path]:
-    """The file itself or, for a gzip file, its text in a temporary file (DuckDB's line-exact reader,
-    read_text, does not decompress), removed afterwards."""
+    """The file itself or, for a gzip file, its text in a temporary file (DuckDB's read_text does not
+    decompress), removed afterwards."""
     if path.suffix.lower() != ".gz":
         yield path
         return
@@ -114,6 +114,46 @@ def plain_text(path: Path) -> Iterator[Path]:
         with open_bytes(path) as source, text.open("wb") as target:
             shutil.copyfileobj(source, target, 1 << 20)
         yield text
+
+
+def line_parts(path: Path, block: int = PART_BYTES) -> Iterator[tuple[Path, int]]:
+    """The file's (decompressed) text in parts of whole lines of about ``block`` bytes, written in turn
+    to one temporary file: ``(part, number of its first line)``."""
+    with tempfile.TemporaryDirectory(prefix="evalwh-log-") as scratch:
+        part, first_line = Path(scratch) / "part.jsonl", 1
+        for data, _ in line_blocks(path, block):
+            if data:
+                part.write_bytes(data)
+                yield part, first_line
+                first_line += data.count(b"\n")
+
+
+def _read_json_lines_in_parts(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> None:
+    """A JSONL file with a line the NDJSON reader cannot parse, read a part at a time (bounded memory):
+    each part by that reader where it can, else line-exact. A file that is one pretty-printed JSON
+    document (an OTLP export) becomes one record."""
+    with closing(line_parts(path, PART_BYTES)) as parts:
+        for part, first_line in parts:
+            if not _read_json_lines_fast(con, part, label, first_line):
+                _read_json_lines_exact(con, part, label, first_line)
+    # one document over many lines has a first line that is no JSON value by itself; a file whose first
+    # line is one is JSON lines, and the whole of it (which may be large) is not parsed as one
+    literal = sql_literal(label)
+    if scalar(con, f"SELECT arg_min(record IS NULL, line) FROM log_lines WHERE file = {literal}"):
+        with plain_text(path) as text:
+            name = sql_literal(str(text))
+            if _is_one_json_document(con, name):
+                con.execute(f"DELETE FROM log_lines WHERE file = {literal}")
+                con.execute(f"INSERT INTO log_lines SELECT {literal}, 1, content::JSON, NULL FROM read_text({name})")
+
+
+def _is_one_json_document(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether the file's whole text is one JSON object (False where it is too large to parse as one)."""
+    try:
+        return bool(scalar(con, f"SELECT json_valid(content) AND starts_with(ltrim(content, ' \t\r\n'), '{{') "
+                                f"FROM read_text({name})"))
+    except duckdb.OutOfMemoryException:
+        return False
 
 
 def _raw_view(con: duckdb.DuckDBPyConnection, where: str = "TRUE") -> None:
@@ -143,8 +183,9 @@ def blank_lines(path: Path) -> list[int]:
         return [number for number, line in enumerate(handle, 1) if not line.strip(b" \t\r\n")]
 
 
-def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> bool:
-    """One record a line, streamed by DuckDB's NDJSON reader; record n is line n once blank lines count.
+def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str, first_line: int = 1) -> bool:
+    """One record a line, streamed by DuckDB's NDJSON reader; record n is line n once blank lines count
+    (the file's first line is line ``first_line``).
 
     Returns False, reading nothing, when the reader cannot parse the lines (a malformed line), or
     when its records and the blank lines do not add up to the file's lines; the exact reader then
@@ -161,44 +202,42 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str
     if records + len(blanks) != lines:  # a line the reader skipped that is not blank here: read it line-exact
         con.execute("DROP TABLE temp.file_records")
         return False
-    records_table, line = "temp.file_records", "rowid + 1"
+    records_table, line = "temp.file_records", f"rowid + {int(first_line)}"
     if blanks:
         # blank line j (1-based) comes after (its number - j) records; record k after the blanks with fewer
         con.execute("CREATE OR REPLACE TEMP TABLE blank_offsets AS SELECT line - j AS records_before, max(j) AS blanks "
                     "FROM (SELECT unnest($blanks) AS line, generate_subscripts($blanks, 1) AS j) GROUP BY ALL",
                     {"blanks": blanks})
-        con.execute("CREATE OR REPLACE TEMP TABLE numbered_records AS SELECT r.json, r.k + coalesce(b.blanks, 0) AS line "
+        con.execute(f"CREATE OR REPLACE TEMP TABLE numbered_records AS SELECT r.json, "
+                    f"r.k + coalesce(b.blanks, 0) + {int(first_line) - 1} AS line "
                     "FROM (SELECT rowid + 1 AS k, json FROM temp.file_records) AS r "
                     "ASOF LEFT JOIN temp.blank_offsets AS b ON r.k > b.records_before")
         records_table, line = "temp.numbered_records", "line"
     # the reader hands each line's JSON value over without its surrounding white space: an object is one
-    # that starts with a brace (no need to parse every record again to ask its type)
+    # that starts with a brace (no need to parse every record again to ask its type); any other value is
+    # kept as text, for its reject
     con.execute(
         f"INSERT INTO log_lines SELECT {sql_literal(label)}, {line}, "
-        f"CASE WHEN starts_with(json, '{{') THEN json END, NULL FROM {records_table}"
+        f"CASE WHEN starts_with(json, '{{') THEN json END, CASE WHEN NOT starts_with(json, '{{') THEN json END "
+        f"FROM {records_table}"
     )
     con.execute("DROP TABLE IF EXISTS temp.numbered_records")
     con.execute("DROP TABLE temp.file_records")
     return True
 
 
-def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path, label: str) -> None:
-    """Split the file into lines to keep exact line numbers (slower; for files with lines the NDJSON reader
-    cannot parse).
-
-    A file that is one pretty-printed JSON document (an OTLP export) becomes one record."""
+def _read_json_lines_exact(con: duckdb.DuckDBPyConnection, path: Path, label: str, first_line: int = 1) -> None:
+    """Split the file into lines to keep exact line numbers (slower; for text with lines the NDJSON
+    reader cannot parse). A line's text is kept only where it is not a JSON object (its reject's raw text)."""
     name, label = sql_literal(str(path)), sql_literal(label)
-    con.execute(f"DELETE FROM log_lines WHERE file = {label}")
+    # a valid JSON value is an object when it starts with a brace (past the white space JSON allows)
     con.execute(
-        f"INSERT INTO log_lines SELECT {label}, l.i, "
-        "CASE WHEN json_valid(l.text) AND json_type(l.text::JSON) = 'OBJECT' THEN l.text::JSON END, l.text "
-        f"FROM (SELECT string_split(content, chr(10)) AS lines FROM read_text({name})) AS f, "
-        "unnest(f.lines) WITH ORDINALITY AS l(text, i) WHERE trim(l.text, ' \t\r') <> ''"
+        f"INSERT INTO log_lines SELECT {label}, i + {int(first_line) - 1}, CASE WHEN is_object THEN text::JSON END, "
+        "CASE WHEN NOT is_object THEN text END "
+        "FROM (SELECT l.text, l.i, json_valid(l.text) AND starts_with(ltrim(l.text, ' \t\r'), '{') AS is_object "
+        f"      FROM (SELECT string_split(content, chr(10)) AS lines FROM read_text({name})) AS f, "
+        "           unnest(f.lines) WITH ORDINALITY AS l(text, i) WHERE trim(l.text, ' \t\r') <> '')"
     )
-    bad = scalar(con, f"SELECT count(*) FROM log_lines WHERE file = {label} AND record IS NULL")
-    if bad and scalar(con, f"SELECT json_valid(content) FROM read_text({name})"):
-        con.execute(f"DELETE FROM log_lines WHERE file = {label}")
-        con.execute(f"INSERT INTO log_lines SELECT {label}, 1, content::JSON, NULL FROM read_text({name})")
 
 
 def detect_format(con: duckdb.DuckDBPyConnection) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import patch
 
 import duckdb
 import pytest
@@ -378,25 +380,71 @@ def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: 
 
 
 BLANKS = ["", "  ", "\t", "\r", " \t\r"]
+NOT_OBJECTS = ["oops", "[1]", '"x"', '{"request_id": "cut']
+UNPARSED = ["oops", '{"request_id": "cut']  # no JSON: the NDJSON reader refuses the file
+
+
+def read_lines(reader: Callable[[duckdb.DuckDBPyConnection, Path, str], bool | None], path: Path) -> tuple[object, list]:
+    con = duckdb.connect()
+    try:
+        con.execute("CREATE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
+        result = reader(con, path, "day.jsonl")
+        return result, con.execute("SELECT line, CAST(record AS VARCHAR), text FROM log_lines ORDER BY line").fetchall()
+    finally:
+        con.close()
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(BLANKS), st.integers(0, 9)), min_size=1, max_size=30), st.booleans())
-def test_the_ndjson_reader_numbers_records_by_their_lines_around_blank_lines(lines: list[str | int], last_newline: bool) -> None:
-    """The fast reader skips blank lines and renumbers its records; they keep the numbers the line-exact
-    reader (and Python) give them."""
+@given(st.lists(st.one_of(st.sampled_from(BLANKS), st.integers(0, 9)), min_size=1, max_size=30),
+       st.lists(st.tuples(st.integers(0, 29), st.sampled_from(NOT_OBJECTS)), max_size=3), st.booleans())
+def test_every_reader_numbers_records_by_their_lines(lines: list[str | int], bad: list[tuple[int, str]],
+                                                     last_newline: bool) -> None:
+    """The NDJSON reader skips blank lines, and evalwh numbers its records back; a file it cannot
+    parse is read a part at a time (here parts of a few lines), each part by that reader where it can,
+    else line by line. Every way gives each record, and each line that is not an object, its own number."""
     texts = [json.dumps({"request_id": f"r{n}-{item}"}) if isinstance(item, int) else item for n, item in enumerate(lines, 1)]
-    expected = [(n, text) for n, text in enumerate(texts, 1) if text not in BLANKS]
+    for at, text in bad:
+        texts[at % len(texts)] = text
+    expected = [(n, None, t) if t in NOT_OBJECTS else (n, t, None)
+                for n, t in enumerate(texts, 1) if t not in BLANKS]  # each record as logged, on its own line
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "day.jsonl"
         path.write_text("\n".join(texts) + ("\n" if last_newline else ""), encoding="utf-8")
-        found = {}
-        for reader in (logs._read_json_lines_fast, logs._read_json_lines_exact):
-            con = duckdb.connect()
-            con.execute("CREATE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
-            read_fast = reader(con, path, "day.jsonl")
-            assert read_fast is (True if reader is logs._read_json_lines_fast else None)  # no fallback
-            found[reader.__name__] = con.execute("SELECT line, CAST(record AS VARCHAR) FROM log_lines ORDER BY line").fetchall()
+        fast = read_lines(logs._read_json_lines_fast, path)
+        exact = read_lines(logs._read_json_lines_exact, path)
+        with patch.object(logs, "PART_BYTES", 64):
+            in_parts = read_lines(logs._read_json_lines_in_parts, path)
+    if any(t in UNPARSED for t in texts):
+        assert fast == (False, [])  # it reads nothing, and says so
+    else:
+        assert fast == (True, expected)
+    assert exact == (None, expected)
+    assert in_parts == (None, expected)
+
+
+def test_a_large_log_with_a_bad_line_is_read_in_parts_within_the_memory_limit(tmp_path: Path) -> None:
+    """Line-exact reading holds the text it splits several times over: a 21 MiB log read whole needs more
+    than 96 MB; read in parts of 1 MiB it fits in 48 MB, and keeps its line numbers."""
+    log = tmp_path / "day.jsonl"
+    good = json.loads((LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    with log.open("w", encoding="utf-8") as out:
+        for n in range(40_000):
+            out.write(json.dumps({**good, "request_id": f"q{n}", "answer": "x" * 200}) + "\n")
+            if n == 30_000:
+                out.write('{"request_id": "cut\n')
+    readers = {"whole": logs._read_json_lines_exact, "in parts": logs._read_json_lines_in_parts}
+    found = {}
+    for name, reader in readers.items():
+        con = duckdb.connect()
+        con.execute("SET memory_limit = '48MB'")
+        con.execute("CREATE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
+        try:
+            with patch.object(logs, "PART_BYTES", 1 << 20):
+                reader(con, log, "day.jsonl")
+            found[name] = con.execute("SELECT count(record), list(line) FILTER (WHERE record IS NULL), "
+                                      "max(line) FROM log_lines").fetchone()
+        except duckdb.OutOfMemoryException:
+            found[name] = "out of memory"
+        finally:
             con.close()
-    assert found["_read_json_lines_fast"] == expected  # each record as logged, on its own line
-    assert found["_read_json_lines_exact"] == expected
+    assert found == {"whole": "out of memory", "in parts": (40_000, [30_002], 40_001)}
