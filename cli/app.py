@@ -577,7 +577,7 @@ app.add_typer(logs_app, name="logs")
 @handles_errors
 def logs_import(
     ctx: typer.Context,
-    paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet).", dir_okay=False)],
+    paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet; JSON may be gzip-compressed, day.jsonl.gz).", dir_okay=False)],
     fmt: Annotated[
         Optional[str],
         typer.Option("--format", "-f", help=f"One of {', '.join(logs.FORMATS)}; detected from the first record if omitted."),
