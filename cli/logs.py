@@ -13,7 +13,8 @@ import datetime as dt
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -75,11 +76,24 @@ def _format_sql(fmt: str, part: str) -> str:
             "SELECT * FROM markers WHERE request_id NOT IN (SELECT request_id FROM provider)")
 
 
-def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
+def file_labels(paths: Sequence[Path]) -> list[str]:
+    """How each log file is named in its records' errors and rejects (and in ``log_batches``): its base
+    name or, where two files of one import share a base name, the path as given. A record is known by
+    (file, line), so the same file given twice is refused."""
+    seen: set[Path] = set()
+    for path in paths:
+        if path.resolve() in seen:
+            raise UsageError(f"{path}: the same log file is given twice")
+        seen.add(path.resolve())
+    names = Counter(path.name for path in paths)
+    return [path.name if names[path.name] == 1 else str(path) for path in paths]
+
+
+def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], labels: list[str]) -> None:
     """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
     or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
     con.execute("CREATE OR REPLACE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
-    for path in paths:
+    for path, label in zip(paths, labels, strict=True):
         if not path.is_file():
             raise InputError(str(path), "no such file")
         name = sql_literal(str(path))
@@ -87,18 +101,18 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
             try:
                 con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT to_json(t) AS json "
                             f"FROM read_parquet({name}) AS t")
-                con.execute(f"INSERT INTO log_lines SELECT {sql_literal(path.name)}, rowid + 1, json, NULL "
+                con.execute(f"INSERT INTO log_lines SELECT {sql_literal(label)}, rowid + 1, json, NULL "
                             "FROM file_records")
             except duckdb.Error as exc:
-                raise InputError(path.name, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
+                raise InputError(label, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
             continue
         if path.suffix.lower() == ".zst":
-            raise InputError(path.name, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
+            raise InputError(label, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
         check_byte_order_mark(path)
-        if not _read_json_lines_fast(con, path, path.name):
+        if not _read_json_lines_fast(con, path, label):
             # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
             check_utf8(path)
-            _read_json_lines_in_parts(con, path, path.name)
+            _read_json_lines_in_parts(con, path, label)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     _raw_view(con)
@@ -417,20 +431,21 @@ def import_logs(db: Path, paths: list[Path], fmt: str | None = None, skip_bad: b
         # bounded memory: DuckDB spills to its temporary directory past this
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         with progress("import logs", 3) as advance:
-            _read_raw(con, paths)
+            labels = file_labels(paths)
+            _read_raw(con, paths, labels)
             source = fmt or detect_format(con)
             _check_records(con, source, skip_bad)
             _normalise_or_set_aside(con, source, skip_bad)
             _collect_rejects(con, skip_bad)
             advance(1)
-            result = _write_batch(con, db, source, paths)
+            result = _write_batch(con, db, source, labels)
             advance(2)
         return result
     finally:
         con.close()
 
 
-def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: list[Path]) -> ImportResult:
+def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, files: list[str]) -> ImportResult:
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     attach(con, db, read_only=False)
@@ -492,7 +507,7 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, paths: l
         )
         con.execute(
             "INSERT INTO log_batches VALUES ($batch, $source, $files, $now, $requests, $rejects)",
-            {**params, "files": [p.name for p in paths], "now": now, "requests": counts[0], "rejects": counts[1]},
+            {**params, "files": files, "now": now, "requests": counts[0], "rejects": counts[1]},
         )
         con.execute("COMMIT")
     except BaseException:

@@ -30,7 +30,8 @@ from typing import Any
 
 import pandas as pd  # the spark extra's; pandas UDFs take and give pandas Series
 from evalwh.errors import InputError, UsageError
-from evalwh.logs import PARTS, REPEATED_ID, REQUEST_CHECKS, _format_file, _format_sql, first_failed, refused
+from evalwh.logs import (PARTS, REPEATED_ID, REQUEST_CHECKS, _format_file, _format_sql, file_labels, first_failed,
+                         refused)
 from evalwh.sparksql import to_spark
 from evalwh.textnorm import norm, terms, words
 
@@ -62,14 +63,13 @@ def _text_udfs(spark: Any) -> None:
         spark.udf.register(udf.__name__, udf)
 
 
-def _numbered_lines(spark: Any, path: Path) -> Any:
+def _numbered_lines(spark: Any, path: Path, name: str) -> Any:
     """(file, line, text) for each line of a file; a file that is one JSON document spread over lines
     (an OTLP export), not a JSON object a line, is one record on line 1, as the DuckDB import reads it."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     schema = StructType([StructField("file", StringType()), StructField("line", LongType()),
                          StructField("text", StringType())])
-    name = Path(path).name
     if Path(path).suffix == ".parquet":  # one record a row, as JSON (nulls kept); row n is line n
         rows = spark.read.parquet(str(path)).selectExpr(
             "to_json(struct(*), map('ignoreNullFields', 'false')) AS text")
@@ -90,10 +90,10 @@ def _read_lines(spark: Any, paths: Sequence[Path]) -> None:
     """``log_raw``: (file, line, record) for every line of the files holding a JSON object; line n is the
     file's n-th line (blank lines counted, as the DuckDB import counts them)."""
     frames = []
-    for path in paths:
+    for path, name in zip(paths, file_labels([Path(p) for p in paths]), strict=True):
         if not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
-        frames.append(_numbered_lines(spark, path))
+        frames.append(_numbered_lines(spark, path, name))
     lines = frames[0]
     for frame in frames[1:]:
         lines = lines.unionByName(frame)

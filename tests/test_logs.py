@@ -448,3 +448,33 @@ def test_a_large_log_with_a_bad_line_is_read_in_parts_within_the_memory_limit(tm
         finally:
             con.close()
     assert found == {"whole": "out of memory", "in parts": (40_000, [30_002], 40_001)}
+
+
+def test_two_files_of_one_name_are_told_apart_by_their_paths(chapter_db: Path, tmp_path: Path) -> None:
+    """A record is known by (file, line): hourly logs in dated folders share a base name, and a bad line 2
+    in one must not set aside line 2 of the other, nor their good lines be read twice."""
+    good = json.loads((LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    paths = []
+    for day, second_refused in (("2026-12-01", "maybe"), ("2026-12-02", False)):
+        (tmp_path / day).mkdir()
+        path = tmp_path / day / "app.jsonl"
+        path.write_text("\n".join(json.dumps({**good, "request_id": f"{day}-{n}", "refused": refused})
+                                  for n, refused in ((1, False), (2, second_refused))) + "\n", encoding="utf-8")
+        paths.append(path)
+    refused = run(chapter_db, "logs", "import", *map(str, paths))
+    assert (refused.exit_code, refused.stderr) == (
+        2, f"evalwh: error: {paths[0]}: line 2: refused is not a boolean (use --skip-bad to set such lines aside)\n")
+    result = import_logs(chapter_db, paths, skip_bad=True)
+    assert (result.requests, result.rejects) == (3, 1)
+    assert rows(chapter_db, "SELECT request_id FROM log_requests ORDER BY request_id") == [
+        ("2026-12-01-1",), ("2026-12-02-1",), ("2026-12-02-2",)]
+    assert rows(chapter_db, "SELECT file, line FROM log_rejects") == [(str(paths[0]), 2)]
+    assert rows(chapter_db, "SELECT files FROM log_batches") == [([str(p) for p in paths],)]
+
+
+def test_the_same_log_file_twice_is_refused(chapter_db: Path) -> None:
+    log = LOGS / "evalwh.jsonl"
+    result = run(chapter_db, "logs", "import", str(log), str(log.parent / "." / log.name))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"evalwh: error: {log.parent / log.name}: the same log file is given twice\n"
+    assert rows(chapter_db, "SELECT count(*) FROM log_batches") == [(0,)]
