@@ -132,7 +132,7 @@ def plain_text(path: Path) -> Iterator[Path]:
         yield text
 
 
-def line_parts(path: Path, block: int = PART_BYTES) -> Iterator[tuple[Path, int]]:
+def line_parts(path: Path, block: int) -> Iterator[tuple[Path, int]]:
     """The file's (decompressed) text in parts of whole lines of about ``block`` bytes, written in turn
     to one temporary file: ``(part, number of its first line)``."""
     with tempfile.TemporaryDirectory(prefix="evalwh-log-") as scratch:
@@ -237,8 +237,8 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str
         f"CASE WHEN starts_with(json, '{{') THEN json END, CASE WHEN NOT starts_with(json, '{{') THEN json END "
         f"FROM {records_table}"
     )
-    con.execute("DROP TABLE IF EXISTS temp.numbered_records")
-    con.execute("DROP TABLE temp.file_records")
+    for table in ("file_records", "numbered_records", "blank_offsets"):
+        con.execute(f"DROP TABLE IF EXISTS temp.{table}")
     return True
 
 
