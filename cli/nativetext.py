@@ -55,12 +55,17 @@ def macro_definitions() -> dict[str, str]:
     spaces = "".join(chr(c) for first, last in spans(r"\s") for c in range(first, last + 1))  # what strip() removes
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
-        # words(t): the chapter's words, after Python's lower(). No word holds a space, so the words of the
-        # text are those of its space-separated pieces in turn; a piece that is one word whole (most are) is
-        # taken as it is, which spares RE2 a costly match extraction per word
-        "native_words": f"(t) AS flatten(list_transform(string_split(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
-                        f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), ' '), lambda p: CASE WHEN regexp_full_match(p, "
-                        f"{sql_literal(WORD_REGEX)}) THEN [p] ELSE regexp_extract_all(p, {sql_literal(WORD_REGEX)}) END))",
+        # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
+        # a word, so each such character (but the space) is first made a space: the words stay the same, and
+        # are those of the text's space-separated pieces in turn. Without a hyphen a piece is one word whole;
+        # RE2 extracts the words only from the pieces with a hyphen (a match extraction per word is costly)
+        "native_words": (
+            f"(t) AS list_transform([regexp_replace(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
+            f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), '[^a-z0-9 -]', ' ', 'g')], lambda x: CASE "
+            "WHEN NOT contains(x, '-') THEN list_filter(string_split(x, ' '), lambda p: p <> '') "
+            "ELSE flatten(list_transform(list_filter(string_split(x, ' '), lambda p: p <> ''), lambda p: CASE "
+            f"WHEN contains(p, '-') THEN regexp_extract_all(p, {sql_literal(WORD_REGEX)}) ELSE [p] END)) END)[1]"
+        ),
         # norm(t) from its words: joined by single spaces
         "native_join": "(w) AS array_to_string(w, ' ')",
         # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a

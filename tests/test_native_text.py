@@ -48,9 +48,13 @@ def code_points() -> list[int]:
     return [c for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
 
 
-def context(ch: str) -> str:
-    # the character alone, inside a word, after a hyphen, before and after digits, ending a sentence
-    return f"x{ch}Y-{ch}7{ch}. {ch}1{ch}"
+# the character alone, inside a word, after a hyphen (or a space: native_words takes another path for a
+# text without a hyphen), before and after digits, ending a sentence
+CONTEXTS = ("-", " ")
+
+
+def context(ch: str, joint: str) -> str:
+    return f"x{ch}Y{joint}{ch}7{ch}. {ch}1{ch}"
 
 
 def compare(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[tuple[str, tuple, tuple]]:
@@ -58,18 +62,19 @@ def compare(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[tuple[str,
     return [(t, g, reference(t)) for t, g in zip(texts, got, strict=True) if g != reference(t)]
 
 
-def test_every_code_point_in_context(con: duckdb.DuckDBPyConnection) -> None:
+@pytest.mark.parametrize("joint", CONTEXTS)
+def test_every_code_point_in_context(con: duckdb.DuckDBPyConnection, joint: str) -> None:
     # the texts are built in SQL from chr(i), and rebuilt in Python from the same i
     rows = con.execute(
         NATIVE.replace("SELECT ", "SELECT i, s, ", 1).format(
-            source="(SELECT i, 'x' || chr(i) || 'Y-' || chr(i) || '7' || chr(i) || '. ' || chr(i) || '1' || chr(i) AS s "
-                   "FROM (SELECT CAST(range AS INTEGER) AS i FROM range(0, 1114112)) "
+            source=f"(SELECT i, 'x' || chr(i) || 'Y{joint}' || chr(i) || '7' || chr(i) || '. ' || chr(i) || '1' || chr(i) "
+                   "AS s FROM (SELECT CAST(range AS INTEGER) AS i FROM range(0, 1114112)) "
                    "WHERE i < 55296 OR i > 57343) ORDER BY i")
     ).fetchall()
     assert len(rows) == len(code_points())
     wrong = []
     for i, text, *got in rows:
-        assert text == context(chr(i))
+        assert text == context(chr(i), joint)
         if tuple(got) != reference(text):
             wrong.append(hex(i))
     assert wrong == []
