@@ -82,6 +82,31 @@ def test_import_twice_adds_nothing(chapter_db: Path) -> None:
     assert rows(chapter_db, "SELECT count(*) FROM log_batches") == [(1,)]  # a re-import records no empty batch
 
 
+def lists_by_request(path: Path, key: str) -> dict[str, int]:
+    """How many elements each record's list ``key`` holds, read from the file with Python's json."""
+    records = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return {r["request_id"]: len(r.get(key) or []) for r in records}
+
+
+def test_a_log_overlapping_an_earlier_import_adds_each_new_requests_rows_once(chapter_db: Path, tmp_path: Path) -> None:
+    lines = [x for x in (LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines(keepends=True) if x.strip()]
+    first, whole = tmp_path / "first.jsonl", tmp_path / "whole.jsonl"
+    first.write_text("".join(lines[:2]), encoding="utf-8")
+    whole.write_text("".join(lines), encoding="utf-8")
+    import_logs(chapter_db, [first])
+    result = import_logs(chapter_db, [whole])
+    assert (result.requests, result.skipped) == (len(lines) - 2, 2)
+    for table, key in (("log_retrievals", "retrieved"), ("log_citations", "cited")):
+        expected = {r: n for r, n in lists_by_request(whole, key).items() if n}
+        got = dict(rows(chapter_db, f"SELECT request_id, count(*) FROM {table} GROUP BY request_id"))
+        assert got == expected, table
+    # the rows of the second import are those of the requests new to it
+    batch = result.log_batch_id
+    new = {r for r, in rows(chapter_db, f"SELECT request_id FROM log_requests WHERE log_batch_id = '{batch}'")}
+    assert new == set(list(lists_by_request(whole, "retrieved"))[2:])
+    assert {r for r, in rows(chapter_db, f"SELECT request_id FROM log_retrievals WHERE log_batch_id = '{batch}'")} <= new
+
+
 def test_malformed_line_names_file_and_line(chapter_db: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     lines = (LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines()
@@ -348,14 +373,21 @@ def test_skip_bad_sets_aside_wrong_types_and_unreadable_records(chapter_db: Path
 
     good = [json.loads(x) for x in (LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     bad = tmp_path / "typed.jsonl"
-    records = [good[0], {**good[1], "retrieved": "handbook-1"}, good[2], {**good[3], "request_id": 4}]
+    # the last is well typed, with retrievals and a citation, but its time is no time
+    records = [good[0], {**good[1], "retrieved": "handbook-1"}, good[2], {**good[3], "request_id": 4},
+               {**good[0], "request_id": "late", "ts": "noon"}]
     bad.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     skipped = run(chapter_db, "logs", "import", str(bad), "--skip-bad")
     assert skipped.exit_code == 0, skipped.stderr
     assert rows(chapter_db, "SELECT line, error FROM log_rejects ORDER BY line") == [
-        (2, "retrieved must be a list of objects"), (4, "request_id must be a string")]
+        (2, "retrieved must be a list of objects"), (4, "request_id must be a string"), (5, "timestamp is not ISO 8601")]
     assert rows(chapter_db, "SELECT request_id FROM log_requests ORDER BY request_id") == \
         sorted([(good[0]["request_id"],), (good[2]["request_id"],)])
+    # a set-aside record's retrievals and citations are not written either
+    kept = {good[0]["request_id"], good[2]["request_id"]}
+    for table, key in (("log_retrievals", "retrieved"), ("log_citations", "cited")):
+        expected = {r["request_id"]: len(r[key]) for r in good if r["request_id"] in kept and r.get(key)}
+        assert dict(rows(chapter_db, f"SELECT request_id, count(*) FROM {table} GROUP BY request_id")) == expected
 
 
 def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: Path, tmp_path: Path) -> None:
