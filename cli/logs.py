@@ -449,7 +449,7 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, files: l
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     attach(con, db, read_only=False)
-    con.execute("SET force_compression = 'zstd'")
+    # no force_compression: each log column has its own (sql/008_log_compression.sql)
     con.execute("BEGIN TRANSACTION")
     try:
         migrate(con, db)

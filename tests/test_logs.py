@@ -510,3 +510,34 @@ def test_the_same_log_file_twice_is_refused(chapter_db: Path) -> None:
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == f"evalwh: error: {log.parent / log.name}: the same log file is given twice\n"
     assert rows(chapter_db, "SELECT count(*) FROM log_batches") == [(0,)]
+
+
+def test_version_7_log_tables_are_migrated_with_their_rows_and_compressed_by_column(db: Path) -> None:
+    from evalwh.resources import schema_steps
+    from evalwh.textnorm import register_udfs
+    from evalwh.warehouse import open_warehouse
+
+    con = duckdb.connect(str(db))
+    register_udfs(con)
+    for version, _, ddl in schema_steps():
+        if version <= 7:
+            con.execute(ddl)
+            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con.execute("""INSERT INTO log_requests VALUES ('b1', 'evalwh', 'r1', 's', TIMESTAMP '2026-11-30 09:00:00', 'Why?',
+                   'Because.', NULL, NULL, false, NULL, '{"request_id": "r1"}', ['why'], ['why'])""")
+    con.execute("INSERT INTO log_retrievals VALUES ('b1', 'evalwh', 'r1', 1, 'k', 0.5, NULL, 'id')")
+    con.execute("INSERT INTO log_citations VALUES ('b1', 'evalwh', 'r1', 1, 'k', 'A quote', 'a quote', 'resolved')")
+    con.close()
+    before = {t: rows(db, f"SELECT * FROM {t}") for t in ("log_requests", "log_retrievals", "log_citations")}
+    with open_warehouse(db, write=True):
+        pass
+    assert {t: rows(db, f"SELECT * FROM {t}") for t in before} == before
+    # a new import: the raw record is stored with zstd, the batch id by DuckDB's own choice
+    import_logs(db, [LOGS / "evalwh.jsonl"])
+    con = duckdb.connect(str(db))
+    con.execute("CHECKPOINT")
+    used = dict(con.execute("SELECT column_name, list(DISTINCT compression) FROM pragma_storage_info('log_requests') "
+                            "WHERE segment_type <> 'VALIDITY' GROUP BY column_name").fetchall())
+    con.close()
+    assert used["raw"] == ["ZSTD"]
+    assert "ZSTD" not in used["log_batch_id"]
