@@ -10,6 +10,8 @@ every other error, not Typer's framed panel.
 
 from __future__ import annotations
 
+import re
+
 import typer
 from evalwh.errors import one_line
 from typer import rich_utils
@@ -78,7 +80,9 @@ def _one_line_error(error) -> None:  # type: ignore[no-untyped-def]
         return
     ctx = getattr(error, "ctx", None)
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-    typer.echo(f"evalwh: error: {one_line(error.format_message())}{hint}", err=True)
+    # Click lists a missing argument's choices one a line, each after a tab: here one after another
+    message = re.sub(r"\n\t", " ", error.format_message())
+    typer.echo(f"evalwh: error: {one_line(message)}{hint}", err=True)
 
 
 rich_utils.rich_format_error = _one_line_error

@@ -442,6 +442,8 @@ def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
                                "'csv', 'json', 'tsv', 'parquet'. (see 'evalwh metrics --help')"),
     (["statuss"], "No such command 'statuss'. Did you mean 'status'? (see 'evalwh --help')"),
     (["load"], "Missing argument 'directory'. (see 'evalwh load --help')"),
+    (["logs", "show"], "Missing argument 'view'. Choose from: health, replay, coverage, daily "
+                       "(see 'evalwh logs show --help')"),
 ])
 def test_a_command_line_error_is_one_line_with_exit_2(runner, tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["--db", str(tmp_path / "wh.duckdb"), *args], prog_name="evalwh")
