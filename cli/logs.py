@@ -15,6 +15,7 @@ import tempfile
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -208,11 +209,13 @@ def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str
     takes over.
     """
     name = sql_literal(str(path))
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
-    except duckdb.Error:
-        return False
-    records, lines = scalar(con, "SELECT count(*) FROM temp.file_records"), count_lines(path)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        counted = pool.submit(count_lines, path)  # as DuckDB reads the file (it releases the GIL meanwhile)
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
+        except duckdb.Error:
+            return False
+        records, lines = scalar(con, "SELECT count(*) FROM temp.file_records"), counted.result()
     # the reader skips blank lines: record k is line k plus the blank lines before it
     blanks = blank_lines(path) if records != lines else []
     if records + len(blanks) != lines:  # a line the reader skipped that is not blank here: read it line-exact
