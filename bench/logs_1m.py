@@ -78,10 +78,7 @@ def main() -> None:
         generate(log, args.requests)
         print(f"generated {args.requests:,} requests ({log.stat().st_size / 2**20:,.0f} MiB) "
               f"in {time.perf_counter() - start:.1f} s")
-        # the generated file on disk first: the import is not timed against the system writing it out
-        damaged = folder / "damaged.jsonl"
-        write_damaged(log, damaged, args.requests // 2)
-        os.sync()
+        os.sync()  # the generated file on disk first: the import is not timed against the system writing it out
         clean = imports(log, folder, args.repeat)
         out = clean[0].output
         best = min(r.output["seconds"] for r in clean)
@@ -95,6 +92,9 @@ def main() -> None:
         print(f"peak memory (RSS)  {max(r.peak_mib for r in clean):8,.0f} MiB")
         # the same log with a blank line and a cut-off record in the middle, imported with --skip-bad:
         # DuckDB's NDJSON reader refuses the file, and evalwh reads it in parts, still by line number
+        damaged = folder / "damaged.jsonl"
+        write_damaged(log, damaged, args.requests // 2)
+        os.sync()
         hurt = imports(damaged, folder, args.repeat, skip_bad=True)
         out = hurt[0].output
         print(f"with a blank line and a cut-off record at line {args.requests // 2 + 2:,}: "
