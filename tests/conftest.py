@@ -106,3 +106,18 @@ def rows(db: Path, sql: str, params: list | None = None) -> list[tuple]:
         return con.execute(sql, params or []).fetchall()
     finally:
         con.close()
+
+
+def warehouse_at_version(db: Path, version: int) -> duckdb.DuckDBPyConnection:
+    """A connection to a new file holding the schema as of ``version`` (an older evalwh's warehouse),
+    each step recorded; the caller adds rows and closes it."""
+    from evalwh.resources import schema_steps
+    from evalwh.textnorm import register_udfs
+
+    con = duckdb.connect(str(db))
+    register_udfs(con)  # the older steps build their tables with the text functions
+    for step, _, ddl in schema_steps():
+        if step <= version:
+            con.execute(ddl)
+            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [step])
+    return con

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 from evalwh.loader import load_run
-from evalwh.resources import schema_steps
-from evalwh.textnorm import register_udfs
 from evalwh.warehouse import open_warehouse
 
-from tests.conftest import CHAPTER3, rows, write_table
+from tests.conftest import CHAPTER3, rows, warehouse_at_version, write_table
 
 CHUNK_COLUMNS = "chunk_id, ordinal, doc_id, text, text_words, text_norm, text_terms, text_numbers, first_sentence"
 
@@ -48,12 +45,7 @@ def test_unicode_run_fills_the_terms_an_ascii_run_left_out(db: Path, tmp_path: P
 
 
 def test_version_5_warehouse_is_migrated_with_its_chunks(db: Path) -> None:
-    con = duckdb.connect(str(db))
-    register_udfs(con)
-    for version, _, ddl in schema_steps():
-        if version <= 5:
-            con.execute(ddl)
-            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con = warehouse_at_version(db, 5)
     con.execute("""INSERT INTO runs VALUES ('old', now(), NULL, 'x', '{"thresholds": [1], "stopwords": []}')""")
     con.execute("""INSERT INTO chunks (run_id, chunk_id, ordinal, doc_id, text, text_words, text_norm, text_terms,
                        text_numbers, first_sentence, first_sentence_tokens)

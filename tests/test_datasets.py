@@ -6,14 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-import duckdb
 from evalwh.app import app
-from evalwh.resources import schema_steps
-from evalwh.textnorm import register_udfs
 from evalwh.warehouse import open_warehouse
 from typer.testing import CliRunner
 
-from tests.conftest import CHAPTER3, REPO, fixed_c5_dir, rows
+from tests.conftest import CHAPTER3, REPO, fixed_c5_dir, rows, warehouse_at_version
 
 
 def run(db: Path, *args: str):
@@ -84,12 +81,7 @@ def test_baseline_picks_the_run_to_compare_with(db: Path, tmp_path: Path) -> Non
 
 
 def test_an_older_warehouse_gets_each_runs_dataset_from_its_source(db: Path) -> None:
-    con = duckdb.connect(str(db))
-    register_udfs(con)  # the older steps build their tables with the text functions
-    for version, _, ddl in schema_steps():
-        if version <= 6:
-            con.execute(ddl)
-            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con = warehouse_at_version(db, 6)
     params = '{"thresholds": [1], "stopwords": []}'
     con.execute(f"""INSERT INTO runs VALUES ('a', now(), NULL, 'seed:handbook', '{params}'),
                                            ('b', now(), NULL, '/data/evals/policy-qa', '{params}'),

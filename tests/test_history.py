@@ -10,7 +10,7 @@ from evalwh.loader import load_run
 from evalwh.queries import runs
 from evalwh.warehouse import open_warehouse
 
-from tests.conftest import CHAPTER3, rows, snapshot
+from tests.conftest import CHAPTER3, rows, snapshot, warehouse_at_version
 
 
 def test_materialize_is_incremental_and_idempotent(db: Path) -> None:
@@ -65,11 +65,7 @@ def test_cli_materialize(cli) -> None:
 def test_version_1_warehouse_is_migrated(db: Path) -> None:
     from evalwh.resources import schema_steps
 
-    version, _, ddl = schema_steps()[0]
-    con = duckdb.connect(str(db))
-    con.execute(ddl)
-    con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
-    con.close()
+    warehouse_at_version(db, 1).close()
     load_run(db, CHAPTER3, run="a")
     assert rows(db, "SELECT max(version) FROM schema_version") == [(max(v for v, _, _ in schema_steps()),)]
     assert materialize(db).runs == ["a"]

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tests.conftest import CHAPTER3, rows, snapshot
+from tests.conftest import CHAPTER3, rows, snapshot, warehouse_at_version
 
 LOGS = Path(__file__).resolve().parent / "logs"
 
@@ -513,16 +513,9 @@ def test_the_same_log_file_twice_is_refused(chapter_db: Path) -> None:
 
 
 def test_version_7_log_tables_are_migrated_with_their_rows_and_compressed_by_column(db: Path) -> None:
-    from evalwh.resources import schema_steps
-    from evalwh.textnorm import register_udfs
     from evalwh.warehouse import open_warehouse
 
-    con = duckdb.connect(str(db))
-    register_udfs(con)
-    for version, _, ddl in schema_steps():
-        if version <= 7:
-            con.execute(ddl)
-            con.execute("INSERT INTO schema_version VALUES (?, now(), 'old')", [version])
+    con = warehouse_at_version(db, 7)
     con.execute("""INSERT INTO log_requests VALUES ('b1', 'evalwh', 'r1', 's', TIMESTAMP '2026-11-30 09:00:00', 'Why?',
                    'Because.', NULL, NULL, false, NULL, '{"request_id": "r1"}', ['why'], ['why'])""")
     con.execute("INSERT INTO log_retrievals VALUES ('b1', 'evalwh', 'r1', 1, 'k', 0.5, NULL, 'id')")
