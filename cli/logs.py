@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -50,6 +50,36 @@ class ImportResult:
     rejects: int
     retrievals: int
     citations: int
+
+
+@dataclass
+class _LineBatch:
+    """Files read into tables of their own and not yet into ``log_lines``: all of them go in with one
+    INSERT, since appending file after file made DuckDB merge the table's row groups again and again
+    (24 hourly files of 1,000,000 lines in all: 0.6 s every 250,000 lines, 1.8 s in all)."""
+
+    selects: list[str] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+
+    def table(self, stem: str) -> str:
+        """A new temporary table name for this batch."""
+        name = f"{stem}_{len(self.tables)}"
+        self.tables.append(name)
+        return name
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Insert every file's lines, then drop the tables."""
+        if self.selects:
+            # in any order (a line is known by its file and number): then DuckDB reads the files' tables in parallel
+            con.execute("SET preserve_insertion_order = false")
+            try:
+                con.execute("INSERT INTO log_lines " + " UNION ALL ".join(self.selects))
+            finally:
+                con.execute("RESET preserve_insertion_order")
+        for table in self.tables:
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        self.selects.clear()
+        self.tables.clear()
 
 
 def _format_file(name: str) -> Traversable:
@@ -94,26 +124,27 @@ def _read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], labels: list[st
     """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
     or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
     con.execute("CREATE OR REPLACE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
+    batch = _LineBatch()
     for path, label in zip(paths, labels, strict=True):
         if not path.is_file():
             raise InputError(str(path), "no such file")
         name = sql_literal(str(path))
         if path.suffix == ".parquet":
+            table = batch.table("file_records")
             try:
-                con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT to_json(t) AS json "
-                            f"FROM read_parquet({name}) AS t")
-                con.execute(f"INSERT INTO log_lines SELECT {sql_literal(label)}, rowid + 1, json, NULL "
-                            "FROM file_records")
+                con.execute(f"CREATE TEMP TABLE {table} AS SELECT to_json(t) AS json FROM read_parquet({name}) AS t")
             except duckdb.Error as exc:
                 raise InputError(label, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
+            batch.selects.append(f"SELECT {sql_literal(label)}, rowid + 1, json, NULL FROM temp.{table}")
             continue
         if path.suffix.lower() == ".zst":
             raise InputError(label, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
         check_byte_order_mark(path)
-        if not _read_json_lines_fast(con, path, label):
+        if not _read_json_lines_fast(con, path, label, batch=batch):
             # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
             check_utf8(path)
             _read_json_lines_in_parts(con, path, label)
+    batch.flush(con)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     _raw_view(con)
@@ -200,48 +231,52 @@ def blank_lines(path: Path) -> list[int]:
         return [number for number, line in enumerate(handle, 1) if not line.strip(b" \t\r\n")]
 
 
-def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str, first_line: int = 1) -> bool:
+def _read_json_lines_fast(con: duckdb.DuckDBPyConnection, path: Path, label: str, first_line: int = 1,
+                          batch: _LineBatch | None = None) -> bool:
     """One record a line, streamed by DuckDB's NDJSON reader; record n is line n once blank lines count
-    (the file's first line is line ``first_line``).
+    (the file's first line is line ``first_line``). The lines go into ``log_lines`` now, or with the
+    rest of ``batch`` when it is flushed.
 
     Returns False, reading nothing, when the reader cannot parse the lines (a malformed line), or
     when its records and the blank lines do not add up to the file's lines; the exact reader then
     takes over.
     """
-    name = sql_literal(str(path))
+    own = batch is None
+    batch = _LineBatch() if batch is None else batch
+    name, records_table = sql_literal(str(path)), batch.table("file_records")
     with ThreadPoolExecutor(max_workers=1) as pool:
         counted = pool.submit(count_lines, path)  # as DuckDB reads the file (it releases the GIL meanwhile)
         try:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE file_records AS SELECT json FROM read_ndjson_objects({name})")
+            con.execute(f"CREATE TEMP TABLE {records_table} AS SELECT json FROM read_ndjson_objects({name})")
         except duckdb.Error:
             return False
-        records, lines = scalar(con, "SELECT count(*) FROM temp.file_records"), counted.result()
+        records, lines = scalar(con, f"SELECT count(*) FROM temp.{records_table}"), counted.result()
     # the reader skips blank lines: record k is line k plus the blank lines before it
     blanks = blank_lines(path) if records != lines else []
     if records + len(blanks) != lines:  # a line the reader skipped that is not blank here: read it line-exact
-        con.execute("DROP TABLE temp.file_records")
+        con.execute(f"DROP TABLE temp.{records_table}")
         return False
-    records_table, line = "temp.file_records", f"rowid + {int(first_line)}"
+    line = f"rowid + {int(first_line)}"
     if blanks:
         # blank line j (1-based) comes after (its number - j) records; record k after the blanks with fewer
-        con.execute("CREATE OR REPLACE TEMP TABLE blank_offsets AS SELECT line - j AS records_before, max(j) AS blanks "
+        offsets, numbered = batch.table("blank_offsets"), batch.table("numbered_records")
+        con.execute(f"CREATE TEMP TABLE {offsets} AS SELECT line - j AS records_before, max(j) AS blanks "
                     "FROM (SELECT unnest($blanks) AS line, generate_subscripts($blanks, 1) AS j) GROUP BY ALL",
                     {"blanks": blanks})
-        con.execute(f"CREATE OR REPLACE TEMP TABLE numbered_records AS SELECT r.json, "
+        con.execute(f"CREATE TEMP TABLE {numbered} AS SELECT r.json, "
                     f"r.k + coalesce(b.blanks, 0) + {int(first_line) - 1} AS line "
-                    "FROM (SELECT rowid + 1 AS k, json FROM temp.file_records) AS r "
-                    "ASOF LEFT JOIN temp.blank_offsets AS b ON r.k > b.records_before")
-        records_table, line = "temp.numbered_records", "line"
+                    f"FROM (SELECT rowid + 1 AS k, json FROM temp.{records_table}) AS r "
+                    f"ASOF LEFT JOIN temp.{offsets} AS b ON r.k > b.records_before")
+        records_table, line = numbered, "line"
     # the reader hands each line's JSON value over without its surrounding white space: an object is one
     # that starts with a brace (no need to parse every record again to ask its type); any other value is
     # kept as text, for its reject
-    con.execute(
-        f"INSERT INTO log_lines SELECT {sql_literal(label)}, {line}, "
-        f"CASE WHEN starts_with(json, '{{') THEN json END, CASE WHEN NOT starts_with(json, '{{') THEN json END "
-        f"FROM {records_table}"
+    batch.selects.append(
+        f"SELECT {sql_literal(label)}, {line}, CASE WHEN starts_with(json, '{{') THEN json END, "
+        f"CASE WHEN NOT starts_with(json, '{{') THEN json END FROM temp.{records_table}"
     )
-    for table in ("file_records", "numbered_records", "blank_offsets"):
-        con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+    if own:
+        batch.flush(con)
     return True
 
 

@@ -504,6 +504,31 @@ def test_two_files_of_one_name_are_told_apart_by_their_paths(chapter_db: Path, t
     assert rows(chapter_db, "SELECT files FROM log_batches") == [([str(p) for p in paths],)]
 
 
+def test_files_read_together_keep_each_files_line_numbers(chapter_db: Path, tmp_path: Path) -> None:
+    # several files go into the import's lines in one insert: each keeps its own numbering, blank lines
+    # (read by the fast reader) and an unparseable line (the file read in parts) included
+    good = json.loads((LOGS / "evalwh.jsonl").read_text(encoding="utf-8").splitlines()[0])
+
+    def record(name: str, n: int, **changes: object) -> str:
+        return json.dumps({**good, "request_id": f"{name}-{n}", **changes})
+
+    texts = {
+        "a.jsonl": [record("a", 1), "", "  ", record("a", 4, refused="maybe"), record("a", 5)],
+        "b.jsonl": [record("b", 1), record("b", 2, ts="noon")],
+        "c.jsonl": [record("c", 1), '{"request_id": "c-2", ', record("c", 3, refused="maybe")],
+    }
+    paths = []
+    for name, lines in texts.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = import_logs(chapter_db, paths, skip_bad=True)
+    assert (result.requests, result.rejects) == (4, 4)
+    assert rows(chapter_db, "SELECT file, line FROM log_rejects ORDER BY file, line") == [
+        ("a.jsonl", 4), ("b.jsonl", 2), ("c.jsonl", 2), ("c.jsonl", 3)]
+    assert rows(chapter_db, "SELECT request_id, raw->>'request_id' FROM log_requests ORDER BY request_id") == [
+        ("a-1", "a-1"), ("a-5", "a-5"), ("b-1", "b-1"), ("c-1", "c-1")]
+
+
 def test_the_same_log_file_twice_is_refused(chapter_db: Path) -> None:
     log = LOGS / "evalwh.jsonl"
     result = run(chapter_db, "logs", "import", str(log), str(log.parent / "." / log.name))
