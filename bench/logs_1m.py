@@ -1,5 +1,6 @@
 """Benchmark: import a generated evalwh log of 1,000,000 requests; prints requests per second and peak memory,
-then the time to import the same log with a blank line and a cut-off record in it (--skip-bad).
+then the time to import the same requests as 24 hourly files, and the same log with a blank line and a cut-off
+record in it (--skip-bad).
 
 Run with `make bench-logs` (or `python bench/logs_1m.py [REQUESTS] [--repeat N]`). Each import runs in its
 own process under /usr/bin/time, into a new warehouse, N times (default 3); the figures are the minimum
@@ -28,7 +29,7 @@ from pathlib import Path
 from evalwh.logs import import_logs
 db = Path(sys.argv[1])
 start = time.perf_counter()
-result = import_logs(db, [Path(sys.argv[2])], "evalwh", skip_bad=sys.argv[3] == "skip-bad")
+result = import_logs(db, [Path(p) for p in sys.argv[3:]], "evalwh", skip_bad=sys.argv[2] == "skip-bad")
 seconds = time.perf_counter() - start
 print(json.dumps({"requests": result.requests, "retrievals": result.retrievals, "citations": result.citations,
                   "rejects": result.rejects, "file_mib": db.stat().st_size / 2**20, "seconds": seconds}))
@@ -56,14 +57,26 @@ def generate(path: Path, requests: int, seed: int = 11) -> None:
             f.write(json.dumps(record) + "\n")
 
 
-def imports(log: Path, folder: Path, repeat: int, skip_bad: bool = False) -> list[Measurement]:
-    """``repeat`` imports of ``log``, each into a new warehouse in its own process."""
+def imports(logs: list[Path], folder: Path, repeat: int, skip_bad: bool = False) -> list[Measurement]:
+    """``repeat`` imports of ``logs`` (one batch), each into a new warehouse in its own process."""
     runs = []
     for attempt in range(repeat):
         db = folder / f"import{attempt}.duckdb"
-        runs.append(measured([sys.executable, "-c", IMPORT, str(db), str(log), "skip-bad" if skip_bad else "all"]))
+        runs.append(measured([sys.executable, "-c", IMPORT, str(db), "skip-bad" if skip_bad else "all",
+                              *map(str, logs)]))
         db.unlink()
     return runs
+
+
+def write_hours(log: Path, folder: Path, hours: int = 24) -> list[Path]:
+    """``log``'s lines in ``hours`` files of consecutive lines, as a day of hourly logs."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    size = -(-len(lines) // hours)
+    folder.mkdir()
+    paths = [folder / f"{hour:02d}.jsonl" for hour in range(hours)]
+    for hour, path in enumerate(paths):
+        path.write_bytes(b"".join(lines[hour * size:(hour + 1) * size]))
+    return paths
 
 
 def main() -> None:
@@ -79,7 +92,7 @@ def main() -> None:
         print(f"generated {args.requests:,} requests ({log.stat().st_size / 2**20:,.0f} MiB) "
               f"in {time.perf_counter() - start:.1f} s")
         os.sync()  # the generated file on disk first: the import is not timed against the system writing it out
-        clean = imports(log, folder, args.repeat)
+        clean = imports([log], folder, args.repeat)
         out = clean[0].output
         best = min(r.output["seconds"] for r in clean)
         print(f"imported {out['requests']:,} requests, {out['retrievals']:,} retrievals, {out['citations']:,} citations "
@@ -90,12 +103,20 @@ def main() -> None:
         print(f"whole process      {min(r.wall for r in clean):8.1f} s  (starting Python, importing evalwh; "
               f"{min(r.cpu for r in clean):.1f} s CPU)")
         print(f"peak memory (RSS)  {max(r.peak_mib for r in clean):8,.0f} MiB")
+        # the same requests as a day of hourly files, imported together
+        hours = write_hours(log, folder / "hours")
+        os.sync()
+        day = imports(hours, folder, args.repeat)
+        print(f"the same requests in {len(hours)} hourly files: {min(r.output['seconds'] for r in day):.1f} s, "
+              f"{max(r.peak_mib for r in day):,.0f} MiB")
+        for path in hours:
+            path.unlink()
         # the same log with a blank line and a cut-off record in the middle, imported with --skip-bad:
         # DuckDB's NDJSON reader refuses the file, and evalwh reads it in parts, still by line number
         damaged = folder / "damaged.jsonl"
         write_damaged(log, damaged, args.requests // 2)
         os.sync()
-        hurt = imports(damaged, folder, args.repeat, skip_bad=True)
+        hurt = imports([damaged], folder, args.repeat, skip_bad=True)
         out = hurt[0].output
         print(f"with a blank line and a cut-off record at line {args.requests // 2 + 2:,}: "
               f"{min(r.output['seconds'] for r in hurt):.1f} s, {max(r.peak_mib for r in hurt):,.0f} MiB "
