@@ -180,10 +180,12 @@ def _read_json_lines_in_parts(con: duckdb.DuckDBPyConnection, path: Path, label:
     """A JSONL file with a line the NDJSON reader cannot parse, read a part at a time (bounded memory):
     each part by that reader where it can, else line-exact. A file that is one pretty-printed JSON
     document (an OTLP export) becomes one record."""
+    batch = _LineBatch()  # the parts it reads go in together, like whole files
     with closing(line_parts(path, PART_BYTES)) as parts:
         for part, first_line in parts:
-            if not _read_json_lines_fast(con, part, label, first_line):
+            if not _read_json_lines_fast(con, part, label, first_line, batch=batch):
                 _read_json_lines_exact(con, part, label, first_line)
+    batch.flush(con)
     # one document over many lines has a first line that is no JSON value by itself; a file whose first
     # line is one is JSON lines, and the whole of it (which may be large) is not parsed as one
     literal = sql_literal(label)
