@@ -233,6 +233,11 @@ def load(
         bool, typer.Option("--allow-extra", help="Ignore files and columns evalwh does not read instead of "
                            "refusing them (claims.json, a misspelt column).")
     ] = False,
+    metrics: Annotated[
+        bool, typer.Option("--metrics/--no-metrics", help="Compute the run's headline metrics once and store them "
+                           "in metrics_history, so reports and check read them (--no-metrics: computed when "
+                           "read, or stored by materialize).")
+    ] = True,
 ) -> None:
     """Validate a run folder and load it as one run, all or nothing.
 
@@ -243,7 +248,7 @@ def load(
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = loader.load_run(
         db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
-        overrides=overrides, allow_extra=allow_extra,
+        overrides=overrides, allow_extra=allow_extra, metrics=metrics,
     )
     report_load(result)
 
@@ -276,7 +281,7 @@ def materialize(
         bool, typer.Option("--full-refresh", help="Rebuild the history of every run, not only new runs.")
     ] = False,
 ) -> None:
-    """Copy the metric views of runs not yet materialised into the history tables."""
+    """Copy into the history tables what they lack: runs' claim statuses, and headline metrics not stored at load."""
     result = history.materialize(db_path(ctx), full_refresh=full_refresh)
     if result.runs:
         note(f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")

@@ -1,9 +1,12 @@
 """Run history: materialising the metric views, and reading a run's metrics and statuses.
 
-``materialize`` copies run_metrics_long and claim_status into the history tables
-for the runs not yet there (or all of them with ``full_refresh``), in one
-transaction. Readers take a run's numbers from history when it was
-materialised and from the live views otherwise, so the answer is the same.
+A load stores its run's headline metrics (run_metrics_long) in metrics_history, in the load's
+own transaction (``store_metrics``), so reports, ``runs`` and the CI gate read them instead
+of recomputing every view. ``materialize`` copies what is still missing into the history
+tables, in one transaction: the headline metrics of runs loaded without them (or before
+loads stored them) and every run's claim statuses (claim_status); ``full_refresh``
+recomputes all of it. Readers take a run's numbers from history when they are there and
+from the live views otherwise, so the answer is the same.
 """
 
 from __future__ import annotations
@@ -29,45 +32,51 @@ class MaterializeResult:
     full_refresh: bool
 
 
+def store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, now: dt.datetime) -> None:
+    """Write the run's headline metrics (run_metrics_long) into metrics_history, in the caller's transaction."""
+    con.execute(
+        "INSERT INTO metrics_history SELECT run_id, position, metric, value, ? FROM run_metrics_long WHERE run_id = ?",
+        [now, run_id],
+    )
+
+
 def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
-    """Write the history rows of every run that has none (all runs with ``full_refresh``)."""
+    """Write what history lacks, run by run: the headline metrics of runs without them and the claim
+    statuses of runs with claims and none stored (everything of every run with ``full_refresh``)."""
     with open_warehouse(db, write=True, create=False) as con:  # nothing to materialise without a warehouse
         con.execute("BEGIN TRANSACTION")
         try:
             if full_refresh:
                 for table in HISTORY_TABLES:
                     con.execute(f"DELETE FROM {table}")
-            pending = [
-                row[0]
-                for row in con.execute(
-                    "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM metrics_history) "
-                    "ORDER BY created_at"
-                ).fetchall()
-            ]
+            pending = con.execute(
+                "SELECT run_id, run_id NOT IN (SELECT run_id FROM metrics_history), "
+                "run_id NOT IN (SELECT run_id FROM claim_status_history) AND run_id IN (SELECT run_id FROM claims) "
+                "FROM runs ORDER BY created_at"
+            ).fetchall()
+            pending = [(run_id, metrics, statuses) for run_id, metrics, statuses in pending if metrics or statuses]
             now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
             with progress("materialize", len(pending)) as advance:
-                for run_id in pending:
-                    con.execute(
-                        "INSERT INTO metrics_history SELECT run_id, position, metric, value, ? "
-                        "FROM run_metrics_long WHERE run_id = ?",
-                        [now, run_id],
-                    )
-                    con.execute(
-                        "INSERT INTO claim_status_history SELECT run_id, claim_id, ordinal, status, cited_ids, ? "
-                        "FROM claim_status WHERE run_id = ?",
-                        [now, run_id],
-                    )
+                for run_id, metrics, statuses in pending:
+                    if metrics:
+                        store_metrics(con, run_id, now)
+                    if statuses:
+                        con.execute(
+                            "INSERT INTO claim_status_history SELECT run_id, claim_id, ordinal, status, cited_ids, ? "
+                            "FROM claim_status WHERE run_id = ?",
+                            [now, run_id],
+                        )
                     advance(1)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    return MaterializeResult(runs=pending, full_refresh=full_refresh)
+    return MaterializeResult(runs=[run_id for run_id, _, _ in pending], full_refresh=full_refresh)
 
 
-def is_materialized(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    """Whether the run has history rows."""
-    return scalar(con, "SELECT count(*) FROM metrics_history WHERE run_id = ?", [run_id]) > 0
+def metrics_stored(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
+    """Whether the run's headline metrics are in metrics_history."""
+    return bool(scalar(con, "SELECT EXISTS (SELECT 1 FROM metrics_history WHERE run_id = ?)", [run_id]))
 
 
 # the production-log metrics of models/log_metrics.sql: known names even before any log is imported
@@ -78,9 +87,9 @@ LOG_METRICS: tuple[str, ...] = (
 
 
 def metric_values(con: duckdb.DuckDBPyConnection, run_id: str, logs: bool = True) -> dict[str, float | None]:
-    """The run's metrics by name, in display order: from history when materialised, else live;
+    """The run's metrics by name, in display order: from history when stored there, else live;
     then (unless ``logs`` is False) the production-log metrics (log_metrics), which are always live."""
-    source = "metrics_history" if is_materialized(con, run_id) else "run_metrics_long"
+    source = "metrics_history" if metrics_stored(con, run_id) else "run_metrics_long"
     log_rows = "UNION ALL SELECT position, metric, value FROM log_metrics WHERE run_id = $r" if logs else ""
     rows = con.execute(
         f"SELECT metric, value FROM (SELECT position, metric, value FROM {source} WHERE run_id = $r "
@@ -93,12 +102,12 @@ def metric_values(con: duckdb.DuckDBPyConnection, run_id: str, logs: bool = True
 def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
     """The table to read the run's claim statuses from (run_id, claim_id, ordinal, status, cited_ids).
 
-    A materialised run reads claim_status_history. Any other run's rows of the live view are computed
+    A run whose statuses were materialised reads claim_status_history. Any other run's rows of the live view are computed
     once per connection into a temporary table, since a report reads them up to three times (the
     claims table, the claims CSV, the changes from the baseline). The table is named after the run
     and its creation time: a run replaced later is a new run to this cache, never a stale one.
     """
-    if is_materialized(con, run_id):
+    if scalar(con, "SELECT EXISTS (SELECT 1 FROM claim_status_history WHERE run_id = ?)", [run_id]):
         return "claim_status_history"
     created = scalar(con, "SELECT CAST(created_at AS VARCHAR) FROM runs WHERE run_id = ?", [run_id])
     name = "claim_statuses_" + hashlib.sha256(f"{run_id}\t{created}".encode()).hexdigest()[:24]

@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.nativetext import register_native_macros
+from evalwh.history import store_metrics
 from evalwh.progress import progress
 from evalwh.reader import register_reader_udfs
 from evalwh.retrieval import write_builtin_retrieval
@@ -381,12 +382,14 @@ def load_run(
     overrides: dict[str, Any] | None = None,
     allow_extra: bool = False,
     default_dataset: str | None = None,
+    metrics: bool = True,
 ) -> LoadResult:
     """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``.
 
     ``overrides`` (dataset, retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml,
     which wins over ``default_dataset`` (else the folder's name);
-    ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them.
+    ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them;
+    ``metrics`` stores the run's headline metrics in metrics_history in the same transaction.
     """
     run_id = check_run_name(run if run is not None else directory.resolve().name)
     if not thresholds:
@@ -416,7 +419,8 @@ def load_run(
             }
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or str(directory.resolve()), replace=replace,
-                            dataset=settings.dataset or default_dataset or directory.resolve().name)
+                            dataset=settings.dataset or default_dataset or directory.resolve().name,
+                            metrics=metrics)
             advance(1)
         replaced = counts.pop("replaced") == 1
         return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts)
@@ -426,9 +430,10 @@ def load_run(
 
 def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
-    params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str,
+    params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str, metrics: bool,
 ) -> dict[str, int]:
-    """Attach the warehouse and write the run in one transaction; counts rows, plus ``replaced``."""
+    """Attach the warehouse and write the run in one transaction (with its headline metrics when
+    ``metrics``); counts rows, plus ``replaced``."""
     attach(con, db, read_only=False)
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
@@ -450,6 +455,8 @@ def _write(
             "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
         )
         counts = write_run(con, run_id, staged, settings)
+        if metrics:  # computed once here, read by reports, runs and the CI gate
+            store_metrics(con, run_id, created)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -1,10 +1,12 @@
-"""materialize: incremental, idempotent, --full-refresh, and history equal to the live views."""
+"""History: a load's stored headline metrics; materialize incremental, idempotent, --full-refresh; and
+history equal to the live views."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import duckdb
+import pytest
 from evalwh.history import claim_statuses_source, materialize
 from evalwh.loader import load_run
 from evalwh.queries import runs
@@ -48,9 +50,51 @@ def test_history_holds_the_chapter_numbers(db: Path) -> None:
 def test_replacing_a_run_clears_its_history(db: Path) -> None:
     load_run(db, CHAPTER3, run="a")
     materialize(db)
+    with duckdb.connect(str(db)) as con:  # a value the new load's metrics must not keep
+        con.execute("UPDATE metrics_history SET value = 99 WHERE metric = 'claims'")
     load_run(db, CHAPTER3, run="a", replace=True)
-    assert rows(db, "SELECT count(*) FROM metrics_history") == [(0,)]
+    assert rows(db, "SELECT count(*) FROM claim_status_history") == [(0,)]
+    assert rows(db, "SELECT value FROM metrics_history WHERE metric = 'claims'") == [(8,)]  # the new load's own
     assert materialize(db).runs == ["a"]
+    assert rows(db, "SELECT count(*) FROM claim_status_history") == [(8,)]
+
+
+LIVE = "SELECT run_id, position, metric, value FROM run_metrics_long"
+STORED = "SELECT run_id, position, metric, value FROM metrics_history"
+
+
+@pytest.mark.parametrize("seed", ["chapter3", "handbook", "three-axis"])
+def test_a_load_stores_its_headline_metrics_equal_to_the_live_view(db: Path, seed: str) -> None:
+    from evalwh.resources import seed_dir
+
+    load_run(db, Path(str(seed_dir(seed))), run=seed)
+    stored = rows(db, f"{STORED} ORDER BY position")
+    assert len(stored) == 23 and {r[0] for r in stored} == {seed}
+    assert stored == rows(db, f"{LIVE} ORDER BY position")
+    assert rows(db, "SELECT count(*) FROM claim_status_history") == [(0,)]  # statuses: by materialize
+
+
+def test_the_gate_reads_the_stored_metrics_and_no_metrics_leaves_them_live(db: Path) -> None:
+    from evalwh.check import parse_condition, run_check
+
+    load_run(db, CHAPTER3, run="a")
+    load_run(db, CHAPTER3, run="b", metrics=False)
+    assert rows(db, "SELECT DISTINCT run_id FROM metrics_history") == [("a",)]
+    with duckdb.connect(str(db)) as con:  # a stored value that differs from the views shows which was read
+        con.execute("UPDATE metrics_history SET value = 0.25 WHERE metric = 'supported_share'")
+    gate = [parse_condition("min", "supported_share=0.5")]
+    assert [o.actual for o in run_check(db, "a", gate).outcomes] == [0.25]
+    assert [o.actual for o in run_check(db, "b", gate).outcomes] == [0.5]  # live: 4 of 8 claims
+    assert materialize(db).runs == ["a", "b"]  # a: its statuses; b: its metrics and statuses
+    assert rows(db, f"{STORED} WHERE run_id = 'b' ORDER BY position") == rows(db, f"{LIVE} WHERE run_id = 'b' ORDER BY position")
+
+
+def test_cli_load_no_metrics(cli, tmp_path: Path) -> None:
+    assert cli("load", str(CHAPTER3), "--run", "a", "--no-metrics").exit_code == 0
+    assert cli("sql", "SELECT count(*) AS n FROM metrics_history", "-f", "csv").stdout == "n\n0\n"
+    assert cli("load", str(CHAPTER3), "--run", "b").exit_code == 0
+    assert cli("sql", "SELECT run_id, count(*) AS n FROM metrics_history GROUP BY ALL", "-f", "csv").stdout == "run_id,n\nb,23\n"
+    assert "--no-metrics" in cli("load", "--help").stdout
 
 
 def test_cli_materialize(cli) -> None:
@@ -104,7 +148,7 @@ def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch)
 def test_runs_reads_a_materialised_run_from_history(db: Path) -> None:
     load_run(db, CHAPTER3, run="a")
     materialize(db)
-    load_run(db, CHAPTER3, run="b")  # not materialised: computed live
+    load_run(db, CHAPTER3, run="b", metrics=False)  # not stored: computed live
     with duckdb.connect(str(db)) as con:  # history that differs from the live views shows where a row came from
         con.execute("UPDATE metrics_history SET value = 0.25 WHERE run_id = 'a' AND metric = 'supported_share'")
         con.execute("UPDATE metrics_history SET value = 7 WHERE run_id = 'a' AND metric = 'claims'")
