@@ -16,4 +16,4 @@ SELECT
     END AS outcome
 FROM questions AS q
 JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
-JOIN retrieval_eval AS e ON e.run_id = q.run_id AND e.question_id = q.question_id
+JOIN retrieval_recall AS e ON e.run_id = q.run_id AND e.question_id = q.question_id

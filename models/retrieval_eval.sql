@@ -4,29 +4,22 @@
 --   recall_at_k  1 when the gold chunk is retrieved at rank <= top_k, else 0; NULL without a gold chunk
 --   label        'retrieved at rank N' | 'not retrieved (all scores 0)' |
 --                'not retrieved (below the top k)' | 'no gold chunk'
+-- gold_rank and recall_at_k are retrieval_recall's; the score needs every pair's (retriever_scores).
 SELECT
-    q.run_id,
-    q.question_id,
-    q.ordinal,
-    q.expected,
-    q.gold_chunk_id,
-    r.rank                                  AS gold_rank,
+    e.run_id,
+    e.question_id,
+    e.ordinal,
+    e.expected,
+    e.gold_chunk_id,
+    e.gold_rank,
     COALESCE(sc.score, 0)                   AS gold_score,
+    e.recall_at_k,
     CASE
-        WHEN q.gold_chunk_id IS NULL THEN NULL
-        WHEN r.rank <= s.top_k THEN 1
-        ELSE 0
-    END                                     AS recall_at_k,
-    CASE
-        WHEN q.gold_chunk_id IS NULL THEN 'no gold chunk'
-        WHEN r.rank <= s.top_k THEN 'retrieved at rank ' || r.rank
+        WHEN e.gold_chunk_id IS NULL THEN 'no gold chunk'
+        WHEN e.recall_at_k = 1 THEN 'retrieved at rank ' || e.gold_rank
         WHEN COALESCE(sc.score, 0) = 0 THEN 'not retrieved (all scores 0)'
-        ELSE 'not retrieved (below the top ' || s.top_k || ')'
+        ELSE 'not retrieved (below the top ' || e.top_k || ')'
     END                                     AS label
-FROM questions AS q
-JOIN run_settings AS s
-    ON s.run_id = q.run_id
-LEFT JOIN retrievals AS r
-    ON r.run_id = q.run_id AND r.question_id = q.question_id AND r.chunk_id = q.gold_chunk_id
+FROM retrieval_recall AS e
 LEFT JOIN retriever_scores AS sc
-    ON sc.run_id = q.run_id AND sc.question_id = q.question_id AND sc.chunk_id = q.gold_chunk_id
+    ON sc.run_id = e.run_id AND sc.question_id = e.question_id AND sc.chunk_id = e.gold_chunk_id

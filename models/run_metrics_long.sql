@@ -24,7 +24,7 @@ best_sweep AS (
     GROUP BY run_id
 ),
 retrieval AS (
-    SELECT run_id, avg(recall_at_k) AS recall_at_k FROM retrieval_eval GROUP BY run_id
+    SELECT run_id, avg(recall_at_k) AS recall_at_k FROM retrieval_recall GROUP BY run_id
 ),
 actions AS (
     SELECT run_id, exact_matches / total AS action_accuracy FROM policy_baselines WHERE policy = 'observed'

@@ -196,3 +196,54 @@ def test_claims_still_need_chunks(db: Path, tmp_path: Path) -> None:
     result = run(db, "load", str(folder))
     assert result.exit_code == 2
     assert "a run with claims needs its chunks" in result.stderr
+
+
+WORD = st.sampled_from(["leave", "days", "25", "annual", "staff", "it", "desk", "Ünï", "-", "."])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    chunks=st.lists(st.lists(WORD, min_size=0, max_size=6).map(" ".join), min_size=1, max_size=5),
+    questions=st.lists(
+        st.tuples(
+            st.lists(WORD, min_size=0, max_size=3).map(" ".join),       # gold text
+            st.sampled_from(["answer", "refuse"]),
+            st.none() | st.integers(min_value=0, max_value=4),          # gold chunk id: an index
+            st.booleans(),                                              # has a response
+        ),
+        min_size=1, max_size=6,
+    ),
+)
+def test_case_scores_expect_the_chunk_cases_finds(chunks: list[str], questions: list[tuple]) -> None:
+    """The expected chunk of a scored question is its gold chunk id, else the first chunk (file order)
+    whose norm(text) contains norm(gold): the rule of `cases`, which case_scores applies to its own
+    questions only. Checked against textnorm.norm, and against the cases view."""
+    from evalwh.textnorm import norm
+
+    ids = [f"k{i}" for i in range(len(chunks))]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run"
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [[i, t] for i, t in zip(ids, chunks, strict=True)])
+        qrows = [[f"q{n}", "?", expected, gold, ids[g % len(ids)] if g is not None else ""]
+                 for n, (gold, expected, g, _) in enumerate(questions)]
+        write_table(folder / "questions.csv", ["question_id", "question", "expected", "gold", "gold_chunk_id"], qrows)
+        answered = [f"q{n}" for n, q in enumerate(questions) if q[3]]
+        write_table(folder / "responses.csv", ["question_id", "output"],
+                    [[q, "Answer: something\nSources: none"] for q in answered])
+        db = Path(tmp) / "wh.duckdb"
+        load_run(db, folder, run="r")
+        got = dict(rows(db, "SELECT question_id, expected_chunk FROM case_scores"))
+        via_cases = dict(rows(db, "SELECT q.question_id, COALESCE(q.gold_chunk_id, nullif(c.chunk_id, 'none')) "
+                                  "FROM questions AS q JOIN cases AS c USING (run_id, question_id)"))
+    want = {}
+    for n, (gold, expected, g, has_response) in enumerate(questions):
+        if not has_response:
+            continue
+        if g is not None:
+            want[f"q{n}"] = ids[g % len(ids)]
+        elif expected == "refuse":
+            want[f"q{n}"] = None
+        else:
+            want[f"q{n}"] = next((i for i, t in zip(ids, chunks, strict=True) if norm(gold) in norm(t)), None)
+    assert got == want
+    assert got == {q: via_cases[q] for q in got}

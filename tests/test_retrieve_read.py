@@ -55,6 +55,8 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
     by_q = {q.qid: q for q in ref.questions}
     for qid, recall, label in rows(db, f"SELECT question_id, recall_at_k, label FROM retrieval_eval WHERE run_id = '{run}'"):
         assert (recall, label) == (ref.recall(by_q[qid]), ref.label(by_q[qid])), qid
+    recalls = rows(db, f"SELECT question_id, recall_at_k FROM retrieval_recall WHERE run_id = '{run}'")
+    assert sorted(recalls) == sorted((q.qid, ref.recall(q)) for q in ref.questions)
     for qid, shared in rows(db, f"SELECT question_id, shared_words FROM gold_overlap WHERE run_id = '{run}'"):
         assert shared == ref.shared_words(by_q[qid]), qid
     for qid, action in rows(db, f"SELECT question_id, action FROM reader_outputs WHERE run_id = '{run}'"):
