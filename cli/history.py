@@ -1,8 +1,8 @@
 """Run history: materialising the metric views, and reading a run's metrics and statuses.
 
-A load stores its run's headline metrics (run_metrics_long) in metrics_history, in the load's
-own transaction (``store_metrics``), so reports, ``runs`` and the CI gate read them instead
-of recomputing every view. ``materialize`` copies what is still missing into the history
+A load stores its run's headline metrics (run_metrics_long) in metrics_history, in a
+transaction right after the run's (``store_metrics``), so reports, ``runs`` and the CI gate
+read them instead of recomputing every view. ``materialize`` copies what is still missing into the history
 tables, in one transaction: the headline metrics of runs loaded without them (or before
 loads stored them) and every run's claim statuses (claim_status); ``full_refresh``
 recomputes all of it. Readers take a run's numbers from history when they are there and

@@ -354,9 +354,6 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     return {**counts, "normalised": normalised}
 
 
-# while a load computes its run's headline metrics (DuckDB spills past it)
-METRICS_MEMORY_LIMIT = "700MB"
-
 # a replaced run loses its rows here, its materialised history included
 RUN_TABLES: tuple[str, ...] = (
     "citations", "claims", "questions", "chunk_refs", "retrievals", "responses", "response_sentences", "grades",
@@ -392,7 +389,7 @@ def load_run(
     ``overrides`` (dataset, retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml,
     which wins over ``default_dataset`` (else the folder's name);
     ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them;
-    ``metrics`` stores the run's headline metrics in metrics_history in the same transaction.
+    ``metrics`` stores the run's headline metrics in metrics_history right after the run.
     """
     run_id = check_run_name(run if run is not None else directory.resolve().name)
     if not thresholds:
@@ -435,8 +432,8 @@ def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
     params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str, metrics: bool,
 ) -> dict[str, int]:
-    """Attach the warehouse and write the run in one transaction (with its headline metrics when
-    ``metrics``); counts rows, plus ``replaced``."""
+    """Attach the warehouse and write the run in one transaction, then (when ``metrics``) its headline
+    metrics in a second; counts rows, plus ``replaced``."""
     attach(con, db, read_only=False)
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
@@ -458,15 +455,31 @@ def _write(
             "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
         )
         counts = write_run(con, run_id, staged, settings)
-        if metrics:  # computed once here, read by reports, runs and the CI gate
-            # the staged input is written and can go; the run just written stays cached in memory unless a
-            # limit makes DuckDB evict it (a 1,000,000-claim load: 0.98 GB peak without one, 0.8 GB with it)
-            for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'").fetchall():
-                con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
-            con.execute(f"SET memory_limit = '{METRICS_MEMORY_LIMIT}'")
-            store_metrics(con, run_id, created)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    if metrics:
+        # the staged input is written: its memory goes to the metrics (1,000,000 claims: 615 MiB peak, not 840)
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'").fetchall():
+            con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
+        _store_metrics(con, run_id, created)
     return {**counts, "replaced": int(exists)}
+
+
+def _store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, created: dt.datetime) -> None:
+    """Compute the run's headline metrics once and store them, in a second transaction.
+
+    The run is committed first: computed inside its own transaction the metrics read the run from
+    transaction-local storage, slower and with the run held in memory (a 1,000,000-claim load: 0.3 s
+    and 170 MiB more). The file stays attached, so no other process writes in between; a load
+    stopped in between leaves the run without stored metrics, which readers then compute live
+    (evalwh.history.metric_values) until ``materialize`` stores them.
+    """
+    con.execute("BEGIN TRANSACTION")
+    try:
+        store_metrics(con, run_id, created)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise

@@ -175,3 +175,24 @@ def test_live_statuses_are_computed_once_per_connection_and_run_version(db: Path
     materialize(db)
     with open_warehouse(db) as con:
         assert claim_statuses_source(con, "a") == "claim_status_history"
+
+
+def test_a_load_stopped_before_its_metrics_keeps_the_run_and_reads_them_live(db: Path, monkeypatch) -> None:
+    import evalwh.loader as loader
+    from evalwh.history import metric_values
+
+    def interrupted(con, run_id, now):
+        con.execute("INSERT INTO metrics_history VALUES (?, 1, 'claims', 99, ?)", [run_id, now])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loader, "store_metrics", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        load_run(db, CHAPTER3, run="a")
+    # the run was committed first; the half-written metrics were rolled back
+    assert rows(db, "SELECT run_id FROM runs") == [("a",)]
+    assert rows(db, "SELECT count(*) FROM metrics_history") == [(0,)]
+    with open_warehouse(db) as con:
+        assert metric_values(con, "a", logs=False)["supported_share"] == 0.5  # live: 4 of 8 claims
+    monkeypatch.undo()
+    assert materialize(db).runs == ["a"]
+    assert rows(db, f"{STORED} ORDER BY position") == rows(db, f"{LIVE} ORDER BY position")
