@@ -14,7 +14,7 @@ WITH scored_questions AS (
 ),
 gold_found AS (
     -- the rule of `cases`, for these questions without a gold chunk id: the first chunk in file
-    -- order whose norm(text) contains norm(gold) (tests/test_views.py: the same chunk as cases)
+    -- order whose norm(text) contains norm(gold) (tests/test_axes.py: the same chunk as cases)
     SELECT q.run_id, q.question_id, min(c.ordinal) AS chunk_ordinal
     FROM scored_questions AS q
     JOIN chunks AS c

@@ -1,5 +1,6 @@
 -- One row per question: where retrieval put its gold chunk, from the retrieved ranks alone.
 --   gold_rank    the gold chunk's rank among the retrieved chunks (NULL when not retrieved)
+--   top_k        the run's k (run_settings)
 --   recall_at_k  1 when the gold chunk is retrieved at rank <= top_k, else 0; NULL without a gold chunk
 -- retrieval_eval adds the retriever's score of the gold chunk and a label; the headline metrics
 -- and question_outcomes read this view, which scores no (question, chunk) pair.
