@@ -39,7 +39,7 @@ from evalwh.validate import (
     validate_retrievals,
     validate_table,
 )
-from evalwh.warehouse import LATEST, attach, migrate, new_connection, scalar
+from evalwh.warehouse import LATEST, attach, migrate, new_connection, one, scalar
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 
@@ -148,6 +148,33 @@ def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{sql_identifier(column)}" if column in staged.columns else default
 
 
+def _insert_unordered(
+    con: duckdb.DuckDBPyConnection, insert: str, select: str, source: str, params: dict[str, Any]
+) -> int:
+    """Run ``insert`` over ``select``, which reads ``source`` where ``{part}``, a range of its ``ordinal``.
+
+    DuckDB scans a table one row group (122,880 rows) per thread, so normalising a table smaller than two
+    row groups runs on one core however many there are. The rows are split into one ordinal range per
+    thread, read as a UNION ALL whose branches run side by side once the insert need not keep their order
+    (for a table whose row order means nothing, such as the content-addressed chunk_texts).
+    Returns the number of rows inserted.
+    """
+    threads, rows, first, last = one(
+        con, f"SELECT current_setting('threads'), count(*), coalesce(min(ordinal), 0), coalesce(max(ordinal), 0) FROM {source}"
+    )
+    parts = max(1, min(int(threads), rows // 1024))
+    size = (last - first) // parts + 1
+    branches = [
+        select.format(part=f"ordinal BETWEEN {first + k * size} AND {first + (k + 1) * size - 1}")
+        for k in range(parts)
+    ]
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        return int(scalar(con, f"{insert} {' UNION ALL '.join(branches)}", params))
+    finally:
+        con.execute("RESET preserve_insertion_order")
+
+
 def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> int:
     """The run's chunk ids mapped to text hashes; texts new to the warehouse normalised once each.
 
@@ -162,18 +189,23 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
                coalesce(s.text, '') AS text, md5(coalesce(s.text, '')) AS text_hash
         FROM {chunks.table} AS s"""
     )
-    normalised = scalar(
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE new_texts AS
+        SELECT ordinal, text_hash, text FROM temp.run_chunks AS r
+        WHERE r.ordinal IN (SELECT min(ordinal) FROM temp.run_chunks GROUP BY text_hash)
+          AND NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)"""
+    )
+    normalised = _insert_unordered(
         con,
-        """INSERT INTO chunk_texts BY NAME
-        SELECT text_hash, text, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
+        "INSERT INTO chunk_texts BY NAME",
+        """SELECT text_hash, text, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
                native_first_sentence(text) AS first_sentence,
                CASE WHEN $tokenizer = 'unicode' THEN native_uterms_given(text, w) END AS text_uterms
-        FROM (SELECT text_hash, text, native_words(text) AS w
-              FROM temp.run_chunks AS r
-              WHERE r.ordinal IN (SELECT min(ordinal) FROM temp.run_chunks GROUP BY text_hash)
-                AND NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash))""",
+        FROM (SELECT text_hash, text, native_words(text) AS w FROM temp.new_texts WHERE {part})""",
+        "temp.new_texts",
         {"tokenizer": params["tokenizer"]},
     )
+    con.execute("DROP TABLE temp.new_texts")
     if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms
         normalised += scalar(
             con,

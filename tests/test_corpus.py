@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalwh.loader import load_run
+import duckdb
+import pytest
+from evalwh.loader import _insert_unordered, load_run
+from evalwh.textnorm import first_sentence, norm, numbers
 from evalwh.warehouse import open_warehouse
 
 from tests.conftest import CHAPTER3, rows, warehouse_at_version, write_table
@@ -29,6 +32,35 @@ def test_second_run_over_the_same_chunks_normalises_nothing(db: Path, tmp_path: 
     assert load_run(db, folder, run="dup").normalised == 2
     assert rows(db, "SELECT chunk_id, text_norm, text_numbers FROM chunks WHERE run_id = 'dup' ORDER BY ordinal") == [
         ("x", "same text", []), ("y", "same text", []), ("z", "new 7", ["7"])]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_split_insert_writes_every_row_once(threads: int) -> None:
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    # ordinals with gaps, as the texts new to a warehouse have
+    con.execute("CREATE TEMP TABLE src AS SELECT i AS ordinal FROM range(3, 9000, 3) AS r(i) WHERE i % 7 <> 0")
+    con.execute("CREATE TABLE dst (ordinal BIGINT)")
+    inserted = _insert_unordered(con, "INSERT INTO dst", "SELECT ordinal FROM temp.src WHERE {part}", "temp.src", {})
+    expected = [i for i in range(3, 9000, 3) if i % 7 != 0]
+    assert inserted == len(expected)
+    assert [r[0] for r in con.execute("SELECT ordinal FROM dst ORDER BY ordinal").fetchall()] == expected
+
+
+def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(db: Path, tmp_path: Path) -> None:
+    # 3,000 chunks over 1,500 texts, of which the first run already stored 500: the second run's new texts
+    # are split between threads, and each must be stored once with what the Python reference gives
+    texts = [f"Text {i}: Über-{i % 13} rooms, café #{i * 7}. Second part {i}!" for i in range(1500)]
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_table(first / "chunks.csv", ["chunk_id", "text"], [[f"a{i}", t] for i, t in enumerate(texts[:500])])
+    write_table(second / "chunks.csv", ["chunk_id", "text"],
+                [[f"b{i}", texts[i % 1500]] for i in range(3000)])
+    for folder in (first, second):
+        write_table(folder / "claims.csv", ["claim_id", "text", "quote"], [["c", "Text 1", "text 1"]])
+    assert load_run(db, first, run="first").normalised == 500
+    assert load_run(db, second, run="second").normalised == 1000
+    stored = rows(db, "SELECT text, text_norm, text_numbers, first_sentence FROM chunk_texts ORDER BY text")
+    assert stored == sorted((t, norm(t), numbers(t), first_sentence(t)) for t in texts)
 
 
 def test_unicode_run_fills_the_terms_an_ascii_run_left_out(db: Path, tmp_path: Path) -> None:
