@@ -148,40 +148,59 @@ def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{sql_identifier(column)}" if column in staged.columns else default
 
 
-def _insert_unordered(
-    con: duckdb.DuckDBPyConnection, insert: str, select: str, source: str, params: dict[str, Any]
-) -> int:
-    """Run ``insert`` over ``select``, which reads ``source`` where ``{part}``, a range of its ``ordinal``.
+# DuckDB's rows per row group: a table scan hands each thread whole row groups
+ROW_GROUP_ROWS = 122_880
 
-    DuckDB scans a table one row group (122,880 rows) per thread, so normalising a table smaller than two
-    row groups runs on one core however many there are. The rows are split into one ordinal range per
-    thread, read as a UNION ALL whose branches run side by side once the insert need not keep their order
-    (for a table whose row order means nothing, such as the content-addressed chunk_texts).
-    Returns the number of rows inserted.
+
+def ranges_union(con: duckdb.DuckDBPyConnection, select: str, table: str, parts: int) -> str:
+    """``select`` (which reads ``table`` where ``{part}``) once per range of ``table``'s ordinals, as a UNION ALL.
+
+    The ``parts`` ranges cover every ordinal from the least to the greatest, each once.
     """
-    threads, rows, first, last = one(
-        con, f"SELECT current_setting('threads'), count(*), coalesce(min(ordinal), 0), coalesce(max(ordinal), 0) FROM {source}"
-    )
-    parts = max(1, min(int(threads), rows // 1024))
+    first, last = one(con, f"SELECT coalesce(min(ordinal), 0), coalesce(max(ordinal), 0) FROM {table}")
     size = (last - first) // parts + 1
-    branches = [
+    return " UNION ALL ".join(
         select.format(part=f"ordinal BETWEEN {first + k * size} AND {first + (k + 1) * size - 1}")
         for k in range(parts)
-    ]
+    )
+
+
+def _normalise_new_texts(con: duckdb.DuckDBPyConnection, tokenizer: str) -> int:
+    """Store each text of the run's chunks that the warehouse lacks, normalised; returns how many.
+
+    A text repeated in the run is taken from its first chunk by a semi-join on ordinals, not by a GROUP BY
+    over the texts: rows an aggregate emits are not written to the file as the insert runs, and DuckDB
+    then compresses and writes all of them when the connection closes (about 1 s at 250,000 texts).
+    A scan gives each thread whole row groups, so a corpus of fewer row groups than threads would be
+    normalised on fewer cores than there are: its new texts are then split into one ordinal range per
+    thread, read as a UNION ALL whose branches run side by side, as an insert that need not keep their
+    order may (the row order of the content-addressed chunk_texts means nothing).
+    """
+    new = """SELECT ordinal, text_hash, text FROM temp.run_chunks AS r
+        WHERE r.ordinal IN (SELECT min(ordinal) FROM temp.run_chunks GROUP BY text_hash)
+          AND NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)"""
+    normalise = """SELECT text_hash, text, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
+               native_first_sentence(text) AS first_sentence,
+               CASE WHEN $tokenizer = 'unicode' THEN native_uterms_given(text, w) END AS text_uterms
+        FROM (SELECT text_hash, text, native_words(text) AS w FROM {rows})"""
+    insert, params = "INSERT INTO chunk_texts BY NAME ", {"tokenizer": tokenizer}
+    threads, chunks = one(con, "SELECT current_setting('threads'), count(*) FROM temp.run_chunks")
+    if threads < 2 or chunks < 2048 or chunks >= threads * ROW_GROUP_ROWS:
+        return int(scalar(con, insert + normalise.format(rows=f"({new})"), params))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE new_texts AS {new}")
     con.execute("SET preserve_insertion_order = false")
     try:
-        return int(scalar(con, f"{insert} {' UNION ALL '.join(branches)}", params))
+        split = ranges_union(con, normalise.format(rows="temp.new_texts WHERE {part}"), "temp.new_texts", threads)
+        return int(scalar(con, insert + split, params))
     finally:
         con.execute("RESET preserve_insertion_order")
+        con.execute("DROP TABLE temp.new_texts")
 
 
 def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[str, Any]) -> int:
     """The run's chunk ids mapped to text hashes; texts new to the warehouse normalised once each.
 
     Returns the number of texts normalised (0 for a run over a corpus the warehouse already holds).
-    A text repeated in the run is taken from its first chunk by a semi-join on ordinals, not by a GROUP BY
-    over the texts: rows an aggregate emits are not written to the file as the insert runs, and DuckDB
-    then compresses and writes all of them when the connection closes (about 1 s at 250,000 texts).
     """
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE run_chunks AS
@@ -189,23 +208,7 @@ def _write_chunks(con: duckdb.DuckDBPyConnection, chunks: Staged, params: dict[s
                coalesce(s.text, '') AS text, md5(coalesce(s.text, '')) AS text_hash
         FROM {chunks.table} AS s"""
     )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE new_texts AS
-        SELECT ordinal, text_hash, text FROM temp.run_chunks AS r
-        WHERE r.ordinal IN (SELECT min(ordinal) FROM temp.run_chunks GROUP BY text_hash)
-          AND NOT EXISTS (SELECT 1 FROM chunk_texts AS t WHERE t.text_hash = r.text_hash)"""
-    )
-    normalised = _insert_unordered(
-        con,
-        "INSERT INTO chunk_texts BY NAME",
-        """SELECT text_hash, text, native_join(w) AS text_norm, native_numbers(text) AS text_numbers,
-               native_first_sentence(text) AS first_sentence,
-               CASE WHEN $tokenizer = 'unicode' THEN native_uterms_given(text, w) END AS text_uterms
-        FROM (SELECT text_hash, text, native_words(text) AS w FROM temp.new_texts WHERE {part})""",
-        "temp.new_texts",
-        {"tokenizer": params["tokenizer"]},
-    )
-    con.execute("DROP TABLE temp.new_texts")
+    normalised = _normalise_new_texts(con, params["tokenizer"])
     if params["tokenizer"] == "unicode":  # texts first stored by an ascii run lack their unicode terms
         normalised += scalar(
             con,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from evalwh.loader import _insert_unordered, load_run
+from evalwh.loader import load_run, ranges_union
 from evalwh.textnorm import first_sentence, norm, numbers
 from evalwh.warehouse import open_warehouse
 
@@ -34,22 +34,21 @@ def test_second_run_over_the_same_chunks_normalises_nothing(db: Path, tmp_path: 
         ("x", "same text", []), ("y", "same text", []), ("z", "new 7", ["7"])]
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3, 7])
-def test_split_insert_writes_every_row_once(threads: int) -> None:
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_ranges_union_reads_every_row_once(parts: int) -> None:
     con = duckdb.connect()
-    con.execute(f"SET threads = {threads}")
     # ordinals with gaps, as the texts new to a warehouse have
     con.execute("CREATE TEMP TABLE src AS SELECT i AS ordinal FROM range(3, 9000, 3) AS r(i) WHERE i % 7 <> 0")
-    con.execute("CREATE TABLE dst (ordinal BIGINT)")
-    inserted = _insert_unordered(con, "INSERT INTO dst", "SELECT ordinal FROM temp.src WHERE {part}", "temp.src", {})
-    expected = [i for i in range(3, 9000, 3) if i % 7 != 0]
-    assert inserted == len(expected)
-    assert [r[0] for r in con.execute("SELECT ordinal FROM dst ORDER BY ordinal").fetchall()] == expected
+    union = ranges_union(con, "SELECT ordinal FROM temp.src WHERE {part}", "temp.src", parts)
+    assert union.count("UNION ALL") == parts - 1
+    got = sorted(r[0] for r in con.execute(union).fetchall())
+    assert got == [i for i in range(3, 9000, 3) if i % 7 != 0]
 
 
 def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(db: Path, tmp_path: Path) -> None:
-    # 3,000 chunks over 1,500 texts, of which the first run already stored 500: the second run's new texts
-    # are split between threads, and each must be stored once with what the Python reference gives
+    # 3,000 chunks over 1,500 texts, of which the first run already stored 500: on more than one core the
+    # second run's new texts are split between the threads, and each must be stored once with what the
+    # Python reference gives
     texts = [f"Text {i}: Über-{i % 13} rooms, café #{i * 7}. Second part {i}!" for i in range(1500)]
     first, second = tmp_path / "first", tmp_path / "second"
     write_table(first / "chunks.csv", ["chunk_id", "text"], [[f"a{i}", t] for i, t in enumerate(texts[:500])])
