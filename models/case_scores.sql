@@ -19,8 +19,15 @@ gold_found AS (
     FROM scored_questions AS q
     JOIN chunks AS c
         ON c.run_id = q.run_id AND strpos(c.text_norm, q.gold_norm) > 0
-    WHERE q.expected <> 'refuse' AND q.gold_chunk_id IS NULL
+    WHERE q.expected <> 'refuse' AND q.gold_chunk_id IS NULL AND q.gold_norm <> ''
     GROUP BY q.run_id, q.question_id
+    UNION ALL
+    -- an empty gold is inside every chunk text: the run's first chunk, found without searching them
+    SELECT q.run_id, q.question_id, f.chunk_ordinal
+    FROM scored_questions AS q
+    JOIN (SELECT run_id, min(ordinal) AS chunk_ordinal FROM chunks GROUP BY run_id) AS f
+        ON f.run_id = q.run_id
+    WHERE q.expected <> 'refuse' AND q.gold_chunk_id IS NULL AND q.gold_norm = ''
 ),
 expected AS (
     SELECT

@@ -9,8 +9,15 @@ WITH first_match AS (
     FROM questions AS q
     JOIN chunks AS c
         ON c.run_id = q.run_id AND strpos(c.text_norm, q.gold_norm) > 0
-    WHERE q.expected <> 'refuse'
+    WHERE q.expected <> 'refuse' AND q.gold_norm <> ''
     GROUP BY q.run_id, q.question_id
+    UNION ALL
+    -- an empty gold is inside every chunk text: the run's first chunk, found without searching them
+    SELECT q.run_id, q.question_id, f.chunk_ordinal
+    FROM questions AS q
+    JOIN (SELECT run_id, min(ordinal) AS chunk_ordinal FROM chunks GROUP BY run_id) AS f
+        ON f.run_id = q.run_id
+    WHERE q.expected <> 'refuse' AND q.gold_norm = ''
 )
 SELECT
     q.run_id,
