@@ -39,7 +39,7 @@ from evalwh.validate import (
     validate_retrievals,
     validate_table,
 )
-from evalwh.warehouse import LATEST, attach, migrate, new_connection, one, scalar
+from evalwh.warehouse import LATEST, attach, limit_memory, migrate, new_connection, one, scalar
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 
@@ -389,9 +389,6 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     return {**counts, "normalised": normalised}
 
 
-# DuckDB's memory while a load computes its run's headline metrics
-METRICS_MEMORY_LIMIT = "700MB"
-
 # a replaced run loses its rows here, its materialised history included
 RUN_TABLES: tuple[str, ...] = (
     "citations", "claims", "questions", "chunk_refs", "retrievals", "responses", "response_sentences", "grades",
@@ -502,7 +499,7 @@ def _write(
         # which spill past a cap (10,000 questions x 100,000 chunks: 1.2 GB peak instead of 2.7)
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'").fetchall():
             con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
-        con.execute(f"SET memory_limit = '{METRICS_MEMORY_LIMIT}'")
+        limit_memory(con)
         _store_metrics(con, run_id, created)
     return {**counts, "replaced": int(exists)}
 

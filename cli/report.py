@@ -26,7 +26,7 @@ from evalwh.output import Format, atomic_output
 from evalwh.progress import progress
 from evalwh.rowfiles import copy_query
 from evalwh.templates import render
-from evalwh.warehouse import one, open_warehouse, resolve_run, scalar
+from evalwh.warehouse import limit_memory, one, open_warehouse, resolve_run, scalar
 
 STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DANGLING", "UNCITED")
 FAILING_FIRST = "CASE status WHEN 'DANGLING' THEN 1 WHEN 'UNCITED' THEN 2 WHEN 'UNSUPPORTED' THEN 3 " \
@@ -438,6 +438,7 @@ def build_report(
     with progress("report", 3) as advance:
         # the warehouse is open only while the report's rows are read; rendering happens after
         with open_warehouse(db) as con:
+            limit_memory(con)  # a report computes many views of the run: past the cap, DuckDB spills
             data = gather(con, run, max_rows, judge_tolerance, baseline)
             advance(1)
             if output is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +28,10 @@ from evalwh.views import create_views, views_current
 LATEST = "latest"
 # the oldest DuckDB release whose storage format new warehouse files use
 STORAGE_VERSION = "v1.4.0"
+# DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
+# report): past it, DuckDB spills to its temporary files. 10,000 questions x 100,000 chunks: a load's
+# metrics 1.2 GB peak instead of 2.7, an HTML report 0.8 GB instead of 2.6 (and faster)
+VIEWS_MEMORY_LIMIT = "700MB"
 
 
 def code_schema_version() -> int:
@@ -104,7 +109,15 @@ def new_connection() -> duckdb.DuckDBPyConnection:
     it on stdout for a long query, and stdout is data (evalwh draws its own bars on stderr)."""
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
+    # what spills goes to the system's temporary directory, not the caller's working directory (which may
+    # not be writable); DuckDB names its files there by process and deletes them
+    con.execute(f"SET temp_directory = {sql_literal(tempfile.gettempdir())}")
     return con
+
+
+def limit_memory(con: duckdb.DuckDBPyConnection) -> None:
+    """Cap DuckDB's memory at VIEWS_MEMORY_LIMIT for the rest of the connection."""
+    con.execute(f"SET memory_limit = {sql_literal(VIEWS_MEMORY_LIMIT)}")
 
 
 def connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -91,3 +91,25 @@ def test_init_adds_a_warehouse_beside_the_users_own_tables(tmp_path: Path) -> No
     assert runner.invoke(app, ["--db", str(own), "seed"]).exit_code == 0
     assert runner.invoke(app, ["--db", str(own), "sql", "SELECT x FROM mine", "-f", "csv"]).stdout == "x\n42\n"
     assert runner.invoke(app, ["--db", str(own), "evidence"]).stdout.startswith("t1_c1: SUPPORTED\n")
+
+
+def test_spilled_rows_go_to_the_system_temporary_directory(tmp_path: Path, monkeypatch) -> None:
+    """Past its memory cap DuckDB spills; the files go to the system's temporary directory, never the
+    working directory, which may not be writable."""
+    from evalwh.warehouse import new_connection
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    con = new_connection()
+    try:
+        con.execute("SET memory_limit = '64MB'")
+        con.execute("SET threads = 1")
+        sums = con.execute(
+            "SELECT count(*), sum(n) FROM (SELECT i % 2000000 AS k, count(*) AS n FROM range(6000000) AS r(i) "
+            "GROUP BY k ORDER BY k)"
+        ).fetchone()
+        assert sums == (2_000_000, 6_000_000)
+        assert list(work.iterdir()) == []
+    finally:
+        con.close()
