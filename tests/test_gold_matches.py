@@ -1,0 +1,57 @@
+"""gold_matches, the gold search of `cases` and `case_scores`: the first chunk (file order) whose
+norm(text) contains norm(gold), whichever way the view searches (every chunk text for short golds,
+the chunks holding the rarest inner word for golds of three words or more), checked against
+textnorm.norm on texts whose words are parts of one another."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from evalwh.loader import load_run
+from evalwh.textnorm import norm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import rows, write_table
+
+# words that are prefixes, suffixes and parts of one another, a hyphenated one and punctuation
+WORD = st.sampled_from(["ab", "b", "abc", "bc", "c", "a-b", "ca", "B", ".", "-", "12"])
+TEXT = st.lists(WORD, max_size=8).map(" ".join)
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[list[str], list[tuple[str, str]]]:
+    chunks = draw(st.lists(TEXT, min_size=1, max_size=6))
+    questions = []
+    for _ in range(draw(st.integers(1, 8))):
+        if draw(st.booleans()):
+            # a character span of a chunk's norm(text): it may start and end inside a word
+            source = norm(draw(st.sampled_from(chunks)))
+            start = draw(st.integers(0, len(source)))
+            gold = source[start:draw(st.integers(start, len(source)))]
+        else:
+            gold = draw(TEXT)
+        questions.append((gold, draw(st.sampled_from(["answer", "answer", "refuse"]))))
+    return chunks, questions
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs())
+def test_cases_finds_the_first_chunk_holding_the_gold(run: tuple[list[str], list[tuple[str, str]]]) -> None:
+    chunks, questions = run
+    ids = [f"k{i}" for i in range(len(chunks))]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run"
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [[i, t] for i, t in zip(ids, chunks, strict=True)])
+        write_table(folder / "questions.csv", ["question_id", "question", "expected", "gold"],
+                    [[f"q{n}", "?", expected, gold] for n, (gold, expected) in enumerate(questions)])
+        db = Path(tmp) / "wh.duckdb"
+        load_run(db, folder, run="r", metrics=False)
+        got = rows(db, "SELECT question_id, chunk_id FROM cases ORDER BY ordinal")
+    want = [
+        (f"q{n}", "none" if expected == "refuse" else
+         next((i for i, t in zip(ids, chunks, strict=True) if norm(gold) in norm(t)), "none"))
+        for n, (gold, expected) in enumerate(questions)
+    ]
+    assert got == want
