@@ -1,74 +1,16 @@
--- One row per (question, chunk) with a tf-idf cosine above 0, for runs whose retriever is tfidf.
---   terms are the stored *_terms minus the run's stop words; N is the run's chunk count
---   idf = ln(N / df); chunk weight = tf * idf; question weight = tf * idf over the question
---   terms that occur in some chunk; score = cosine of the two weight vectors.
+-- One row per (question, chunk) with a tf-idf cosine above 0, for runs whose retriever is tfidf:
+-- the dot product of their unit vectors (tfidf_units).
 -- Equal word multisets get bit-identical scores, whatever the order of their words: the
 -- norms are sums of DECIMAL squares and the dot product a sum of products scaled by 2^62 and
 -- rounded to whole numbers, so every sum is exact and its order cannot matter. The score is
 -- the cosine to within 1e-18, and ties are real ties (builtin_retrieval breaks them by id).
-WITH tfidf_runs AS (
-    SELECT run_id FROM run_settings WHERE retriever = 'tfidf'
-),
-chunk_term_rows AS (
-    SELECT c.run_id, c.chunk_id, unnest(c.text_terms) AS term
-    FROM chunks AS c
-    JOIN tfidf_runs AS r ON r.run_id = c.run_id
-),
-chunk_tf AS (
-    SELECT t.run_id, t.chunk_id, t.term, count(*) AS tf
-    FROM chunk_term_rows AS t
-    WHERE NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = t.run_id AND s.word = t.term)
-    GROUP BY t.run_id, t.chunk_id, t.term
-),
-chunk_count AS (
-    SELECT c.run_id, count(*) AS n
-    FROM chunks AS c JOIN tfidf_runs AS r ON r.run_id = c.run_id
-    GROUP BY c.run_id
-),
-idf AS (
-    SELECT tf.run_id, tf.term, ln(n.n / count(*)) AS idf
-    FROM chunk_tf AS tf JOIN chunk_count AS n ON n.run_id = tf.run_id
-    GROUP BY tf.run_id, tf.term, n.n
-),
-chunk_weights AS (
-    SELECT tf.run_id, tf.chunk_id, tf.term, tf.tf * i.idf AS w
-    FROM chunk_tf AS tf JOIN idf AS i ON i.run_id = tf.run_id AND i.term = tf.term
-),
-chunk_norms AS (
-    SELECT run_id, chunk_id, sqrt(CAST(sum(CAST(w * w AS DECIMAL(38, 18))) AS DOUBLE)) AS norm
-    FROM chunk_weights GROUP BY run_id, chunk_id
-),
-chunk_units AS (
-    SELECT w.run_id, w.chunk_id, w.term, w.w / n.norm AS u
-    FROM chunk_weights AS w JOIN chunk_norms AS n ON n.run_id = w.run_id AND n.chunk_id = w.chunk_id
-    WHERE n.norm > 0
-),
-question_term_rows AS (
-    SELECT q.run_id, q.question_id, unnest(q.question_terms) AS term
-    FROM questions AS q
-    JOIN tfidf_runs AS r ON r.run_id = q.run_id
-),
-question_weights AS (
-    SELECT t.run_id, t.question_id, t.term, count(*) * i.idf AS w
-    FROM question_term_rows AS t
-    JOIN idf AS i ON i.run_id = t.run_id AND i.term = t.term
-    GROUP BY t.run_id, t.question_id, t.term, i.idf
-),
-question_norms AS (
-    SELECT run_id, question_id, sqrt(CAST(sum(CAST(w * w AS DECIMAL(38, 18))) AS DOUBLE)) AS norm
-    FROM question_weights GROUP BY run_id, question_id
-),
-question_units AS (
-    SELECT w.run_id, w.question_id, w.term, w.w / n.norm AS u
-    FROM question_weights AS w JOIN question_norms AS n ON n.run_id = w.run_id AND n.question_id = w.question_id
-    WHERE n.norm > 0
-),
-dots AS (
-    SELECT qu.run_id, qu.question_id, cu.chunk_id,
+WITH dots AS (
+    SELECT qu.run_id, qu.id AS question_id, cu.id AS chunk_id,
            sum(CAST(round(qu.u * cu.u * CAST(4611686018427387904 AS DOUBLE)) AS BIGINT)) AS scaled
-    FROM question_units AS qu
-    JOIN chunk_units AS cu ON cu.run_id = qu.run_id AND cu.term = qu.term
-    GROUP BY qu.run_id, qu.question_id, cu.chunk_id
+    FROM tfidf_units AS qu
+    JOIN tfidf_units AS cu ON cu.run_id = qu.run_id AND cu.term = qu.term AND cu.side = 'chunk'
+    WHERE qu.side = 'question'
+    GROUP BY qu.run_id, qu.id, cu.id
 )
 SELECT
     run_id,

@@ -55,6 +55,17 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
     by_q = {q.qid: q for q in ref.questions}
     for qid, recall, label in rows(db, f"SELECT question_id, recall_at_k, label FROM retrieval_eval WHERE run_id = '{run}'"):
         assert (recall, label) == (ref.recall(by_q[qid]), ref.label(by_q[qid])), qid
+    # the gold chunk's score, computed for the gold pair alone: bit-identical to the all-pairs view's, and
+    # the reference's score of that chunk
+    gold_scores = rows(db, f"""SELECT e.question_id, e.gold_score, COALESCE(s.score, 0)
+        FROM retrieval_eval AS e LEFT JOIN retriever_scores AS s
+            ON s.run_id = e.run_id AND s.question_id = e.question_id AND s.chunk_id = e.gold_chunk_id
+        WHERE e.run_id = '{run}' AND e.gold_chunk_id IS NOT NULL""")
+    assert sorted(r[0] for r in gold_scores) == sorted(q.qid for q in ref.questions if q.gold_chunk)
+    for qid, gold_score, pair_score in gold_scores:
+        assert gold_score == pair_score, qid
+        want = ref.scores(by_q[qid].text).get(by_q[qid].gold_chunk, 0.0)
+        assert math.isclose(gold_score, want, rel_tol=1e-9, abs_tol=1e-12), qid
     recalls = rows(db, f"SELECT question_id, recall_at_k FROM retrieval_recall WHERE run_id = '{run}'")
     assert sorted(recalls) == sorted((q.qid, ref.recall(q)) for q in ref.questions)
     for qid, shared in rows(db, f"SELECT question_id, shared_words FROM gold_overlap WHERE run_id = '{run}'"):

@@ -68,7 +68,7 @@ def test_every_model_has_an_expected_csv_or_a_reference_test() -> None:
     covered_by_reference = {
         "question_chunk_scores", "run_stopwords",  # test_reference_property
         # test_retrieve_read: the handbook seed and generated runs against tests/reference_rtr.py
-        "run_settings", "tfidf_scores", "retriever_scores", "builtin_retrieval", "retrieval_ranked", "retrieval_eval",
+        "run_settings", "tfidf_units", "tfidf_scores", "retriever_scores", "builtin_retrieval", "retrieval_ranked", "retrieval_eval",
         "retrieval_recall",
         "gold_overlap", "reader_outputs", "answer_scores", "support_screen", "extractive_baseline",
         "action_confusion", "policy_baselines", "question_outcomes",
