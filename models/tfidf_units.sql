@@ -6,6 +6,8 @@
 --   terms that occur in some chunk; u = weight / the vector's norm (a zero vector has no rows).
 -- The norms are square roots of exact DECIMAL sums of squares, so equal word multisets get
 -- bit-identical vectors whatever the order of their words.
+-- The two sides are written out apart (one norm over a union of both took 7.4 s against 5.6 s
+-- for tfidf_scores at 10,000 questions x 100,000 chunks: the side filter no longer reached the scans).
 WITH tfidf_runs AS (
     SELECT run_id FROM run_settings WHERE retriever = 'tfidf'
 ),
