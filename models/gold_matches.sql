@@ -1,35 +1,55 @@
 -- One row per question expecting an answer (not a refusal) whose norm(gold) is inside the
 -- norm(text) of a chunk of its run: chunk_ordinal, the first such chunk in file order. This is
--- the rule `cases` and `case_scores` apply; how each gold is searched:
+-- the rule `cases` and `case_scores` apply. norm() separates words by single spaces, so where
+-- norm(gold) occurs in norm(text), each of the gold's words but its first and last is a whole
+-- word of the text, and its first word lies inside one word of the text. Each gold is looked
+-- for only in the chunk texts that must hold it if any does:
 --   an empty gold      is inside every chunk text: the run's first chunk, no text searched
---   one or two words   every chunk text of the run
---   three or more      only the chunks holding its rarest inner word. norm() separates words by
---                      single spaces, so wherever norm(gold) occurs in norm(text), each word of
---                      the gold but its first and last (which may end or start a longer word)
---                      is a whole word of the text
+--   one word           the chunks with a word that contains it
+--   two words          the chunks with a word that ends with the first
+--   three or more      the chunks holding the gold's rarest inner word
 WITH golds AS (
     SELECT
         run_id,
         question_id,
         gold_norm,
+        split_part(gold_norm, ' ', 1) AS first_word,
         -- the words between the first and the last space ('' without two spaces)
         CASE WHEN strpos(gold_norm, ' ') > 0 THEN
             substr(gold_norm, strpos(gold_norm, ' ') + 1,
                    greatest(length(gold_norm) - strpos(reverse(gold_norm), ' ') - strpos(gold_norm, ' '), 0))
         ELSE '' END AS inner_text
     FROM questions
-    WHERE expected <> 'refuse'
+    WHERE expected <> 'refuse' AND gold_norm <> ''
 ),
 inner_words AS (
     SELECT DISTINCT run_id, question_id, unnest(string_split(inner_text, ' ')) AS word
     FROM golds
     WHERE inner_text <> ''
 ),
+vocabulary AS (
+    -- the distinct words of the chunks of each run with a gold of one or two words
+    SELECT DISTINCT c.run_id, c.word
+    FROM (SELECT run_id, unnest(text_words) AS word FROM chunks) AS c
+    WHERE EXISTS (SELECT 1 FROM golds AS g WHERE g.run_id = c.run_id AND g.inner_text = '')
+),
+part_words AS (
+    -- for a gold of one word: each word of its run that contains it; of two words: each word
+    -- of its run that ends with the first (the text's next word starts with the second)
+    SELECT DISTINCT g.run_id, g.question_id, v.word
+    FROM golds AS g
+    JOIN vocabulary AS v
+        ON v.run_id = g.run_id
+       AND CASE WHEN g.first_word = g.gold_norm THEN strpos(v.word, g.first_word) > 0
+                ELSE right(v.word, length(g.first_word)) = g.first_word END
+    WHERE g.inner_text = ''
+),
 chunk_words AS (
-    -- the chunks holding each inner word of a gold of their run
+    -- the chunks holding each word a gold is looked for by
     SELECT DISTINCT c.run_id, c.ordinal, c.word
     FROM (SELECT run_id, ordinal, unnest(text_words) AS word FROM chunks) AS c
     WHERE EXISTS (SELECT 1 FROM inner_words AS i WHERE i.run_id = c.run_id AND i.word = c.word)
+       OR EXISTS (SELECT 1 FROM part_words AS p WHERE p.run_id = c.run_id AND p.word = c.word)
 ),
 rarest AS (
     SELECT i.run_id, i.question_id, arg_min(i.word, coalesce(f.chunks, 0)) AS word
@@ -37,22 +57,24 @@ rarest AS (
     LEFT JOIN (SELECT run_id, word, count(*) AS chunks FROM chunk_words GROUP BY run_id, word) AS f
         ON f.run_id = i.run_id AND f.word = i.word
     GROUP BY i.run_id, i.question_id
+),
+candidates AS (
+    SELECT r.run_id, r.question_id, w.ordinal
+    FROM rarest AS r
+    JOIN chunk_words AS w ON w.run_id = r.run_id AND w.word = r.word
+    UNION
+    SELECT p.run_id, p.question_id, w.ordinal
+    FROM part_words AS p
+    JOIN chunk_words AS w ON w.run_id = p.run_id AND w.word = p.word
 )
 SELECT g.run_id, g.question_id, min(c.ordinal) AS chunk_ordinal
 FROM golds AS g
-JOIN rarest AS r ON r.run_id = g.run_id AND r.question_id = g.question_id
-JOIN chunk_words AS w ON w.run_id = r.run_id AND w.word = r.word
-JOIN chunks AS c ON c.run_id = w.run_id AND c.ordinal = w.ordinal
+JOIN candidates AS k ON k.run_id = g.run_id AND k.question_id = g.question_id
+JOIN chunks AS c ON c.run_id = k.run_id AND c.ordinal = k.ordinal
 WHERE strpos(c.text_norm, g.gold_norm) > 0
 GROUP BY g.run_id, g.question_id
 UNION ALL
-SELECT g.run_id, g.question_id, min(c.ordinal) AS chunk_ordinal
-FROM golds AS g
-JOIN chunks AS c ON c.run_id = g.run_id AND strpos(c.text_norm, g.gold_norm) > 0
-WHERE g.gold_norm <> '' AND g.inner_text = ''
-GROUP BY g.run_id, g.question_id
-UNION ALL
-SELECT g.run_id, g.question_id, f.chunk_ordinal
-FROM golds AS g
-JOIN (SELECT run_id, min(ordinal) AS chunk_ordinal FROM chunks GROUP BY run_id) AS f ON f.run_id = g.run_id
-WHERE g.gold_norm = ''
+SELECT q.run_id, q.question_id, f.chunk_ordinal
+FROM questions AS q
+JOIN (SELECT run_id, min(ordinal) AS chunk_ordinal FROM chunks GROUP BY run_id) AS f ON f.run_id = q.run_id
+WHERE q.expected <> 'refuse' AND q.gold_norm = ''

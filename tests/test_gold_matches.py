@@ -55,3 +55,17 @@ def test_cases_finds_the_first_chunk_holding_the_gold(run: tuple[list[str], list
         for n, (gold, expected) in enumerate(questions)
     ]
     assert got == want
+
+
+def test_golds_that_start_or_end_inside_a_word(db: Path, tmp_path: Path) -> None:
+    # k0's norm is "xab cd efg", k1's "ab cd ef": the first chunk holds every gold below but "zz",
+    # though in k0 the golds start or end inside a word
+    folder = tmp_path / "run"
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [["k0", "Xab cd, efg."], ["k1", "ab cd ef"]])
+    golds = {"one_inside": "b", "one_prefix": "ef", "two_suffix_first": "ab cd", "two_both_inside": "d ef",
+             "two_whole_first": "cd efg", "three": "ab cd e", "three_whole": "ab cd ef", "absent": "zz"}
+    write_table(folder / "questions.csv", ["question_id", "question", "expected", "gold"],
+                [[q, "?", "answer", g] for q, g in golds.items()])
+    load_run(db, folder, run="r", metrics=False)
+    got = dict(rows(db, "SELECT question_id, chunk_id FROM cases"))
+    assert got == {q: ("none" if q == "absent" else "k0") for q in golds}
