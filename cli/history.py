@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 from evalwh.progress import progress
 from evalwh.errors import UsageError
-from evalwh.warehouse import open_warehouse, resolve_run, scalar
+from evalwh.warehouse import open_warehouse, resolve_run, scalar, transaction
 
 HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
 
@@ -44,8 +44,7 @@ def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
     """Write what history lacks, run by run: the headline metrics of runs without them and the claim
     statuses of runs with claims and none stored (everything of every run with ``full_refresh``)."""
     with open_warehouse(db, write=True, create=False) as con:  # nothing to materialise without a warehouse
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             if full_refresh:
                 for table in HISTORY_TABLES:
                     con.execute(f"DELETE FROM {table}")
@@ -67,10 +66,6 @@ def materialize(db: Path, *, full_refresh: bool = False) -> MaterializeResult:
                             [now, run_id],
                         )
                     advance(1)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     return MaterializeResult(runs=[run_id for run_id, _, _ in pending], full_refresh=full_refresh)
 
 

@@ -39,7 +39,7 @@ from evalwh.validate import (
     validate_retrievals,
     validate_table,
 )
-from evalwh.warehouse import LATEST, attach, limit_memory, migrate, new_connection, one, scalar
+from evalwh.warehouse import LATEST, attach, limit_memory, migrate, new_connection, one, scalar, transaction
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 
@@ -472,8 +472,7 @@ def _write(
     attach(con, db, read_only=False)
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         migrate(con, db)
         exists = scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]) > 0
         if exists and not replace:
@@ -490,10 +489,6 @@ def _write(
             "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
         )
         counts = write_run(con, run_id, staged, settings)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     if metrics:
         # the staged input is written: its memory goes to the metrics (1,000,000 claims: 615 MiB peak, not 840),
         # which spill past a cap (10,000 questions x 100,000 chunks: 1.2 GB peak instead of 2.7)
@@ -513,10 +508,5 @@ def _store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, created: dt.date
     stopped in between leaves the run without stored metrics, which readers then compute live
     (evalwh.history.metric_values) until ``materialize`` stores them.
     """
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         store_metrics(con, run_id, created)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise

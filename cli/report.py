@@ -340,7 +340,7 @@ def gather(
         [run_id],
     )
     # cases has one row per question: their number is the run's `questions` metric (counting the view's
-    # rows would search every chunk for every gold text once more)
+    # rows would run its gold search once more)
     cases_total = int(values[run_id]["questions"] or 0)
     cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])

@@ -115,6 +115,18 @@ def new_connection() -> duckdb.DuckDBPyConnection:
     return con
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Run the block in one transaction: committed when it ends, rolled back when it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def limit_memory(con: duckdb.DuckDBPyConnection) -> None:
     """Cap DuckDB's memory at VIEWS_MEMORY_LIMIT for the rest of the connection."""
     con.execute(f"SET memory_limit = {sql_literal(VIEWS_MEMORY_LIMIT)}")
@@ -181,13 +193,8 @@ def open_warehouse(
     con = connect(path, read_only=not write)
     try:
         if write:
-            con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(con):
                 migrate(con, path)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
         else:
             found = file_schema_version(con)
             _check_not_newer(path, found)
