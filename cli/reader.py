@@ -22,10 +22,6 @@ SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 TWO_LINES = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
 NO_SOURCES = "none"
 
-PARSED_TYPE = duckdb.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": duckdb.list_type(VARCHAR)})
-SENTENCE_TYPE = duckdb.struct_type({
-    "sentence": VARCHAR, "markers": duckdb.list_type(VARCHAR), "word_count": INTEGER, "numbers": duckdb.list_type(VARCHAR),
-})
 
 
 def parse_output(output: str) -> dict[str, object]:
@@ -83,13 +79,18 @@ def bracket_sentences(text: str) -> list[dict[str, object]]:
 
 
 def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
-    """Register the reader parsers for the loader."""
-    con.create_function("bracket_markers", bracket_markers, [VARCHAR], duckdb.list_type(VARCHAR),
+    """Register the reader parsers for the loader.
+
+    The types come from ``con``: DuckDB's module-level type constructors would open its default
+    connection, a cost every evalwh process would pay at import.
+    """
+    texts = con.list_type(VARCHAR)
+    parsed = con.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": texts})
+    sentence = con.struct_type({"sentence": VARCHAR, "markers": texts, "word_count": INTEGER, "numbers": texts})
+    con.create_function("bracket_markers", bracket_markers, [VARCHAR], texts, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], texts, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("bracket_sentences", bracket_sentences, [VARCHAR], con.list_type(sentence),
                         null_handling=FunctionNullHandling.DEFAULT)
-    con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], duckdb.list_type(VARCHAR),
-                        null_handling=FunctionNullHandling.DEFAULT)
-    con.create_function("bracket_sentences", bracket_sentences, [VARCHAR], duckdb.list_type(SENTENCE_TYPE),
-                        null_handling=FunctionNullHandling.DEFAULT)
-    con.create_function("parse_output", parse_output, [VARCHAR], PARSED_TYPE, null_handling=FunctionNullHandling.DEFAULT)
-    con.create_function("answer_numbers", answer_numbers, [VARCHAR, duckdb.list_type(VARCHAR)],
-                        duckdb.list_type(VARCHAR), null_handling=FunctionNullHandling.SPECIAL)
+    con.create_function("parse_output", parse_output, [VARCHAR], parsed, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("answer_numbers", answer_numbers, [VARCHAR, texts], texts,
+                        null_handling=FunctionNullHandling.SPECIAL)

@@ -94,7 +94,7 @@ def squad_variant_norms(text: str) -> list[str]:
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the normalisation functions on a connection (used at load time only, never by views)."""
-    text_list = duckdb.list_type(VARCHAR)
+    text_list = con.list_type(VARCHAR)  # not duckdb.list_type, which opens the default connection
     con.create_function("words", words, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("norm", norm, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("digit_runs", digit_runs, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
@@ -103,7 +103,7 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     con.create_function("first_sentence", first_sentence, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("squad_tokens", squad_tokens, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("variants", variants, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
-    con.create_function("squad_variants", squad_variants, [VARCHAR], duckdb.list_type(text_list),
+    con.create_function("squad_variants", squad_variants, [VARCHAR], con.list_type(text_list),
                         null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("squad_normalize", squad_normalize, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("squad_variant_norms", squad_variant_norms, [VARCHAR], text_list,
