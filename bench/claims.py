@@ -6,10 +6,10 @@ generates one run folder, then, in separate processes measured by /usr/bin/time,
   chapter the chapter's project code as it is written, over the run's CSVs: CHUNKS a dict of chunk texts,
           CLAIMS a list of (claim id, text, cited ids, quote), check_claim(claim) applying the claim-status
           rule to norm(quote) and norm(chunk text), then the share supported and the pair precision as
-          the chapter defines them. This is the reference the targets are set against;
+          the chapter defines them: the program evalwh replaces, and the bench's reference;
   tuned   the same rule hand-tuned in Python: every chunk text normalised once, claims streamed from
-          the file rather than held in a list (about 2.3x faster than the chapter's code, a third of
-          its memory): how far plain Python goes;
+          the file rather than held in a list (about 2.3x faster than the chapter's code, in less
+          than half its memory): how far plain Python goes;
   evalwh  `evalwh load` into a new warehouse (which computes the run's headline metrics once and stores
           them), then the run's supported share and pair precision as `evalwh check` reads them;
   floor   the least a DuckDB program does for those two numbers and the texts they came from: read the
