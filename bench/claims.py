@@ -40,9 +40,8 @@ WORDS = ("loan laptop returned days issue date staff manager extension register 
          "guest wifi password monday month network printer visitors reception expense receipt portal claims "
          "dollars project code payment weekly Ünïcode naïve café İstanbul").split()
 
-# The chapter's project code as written (its words, norm and the claim-status rule over CHUNKS and
-# CLAIMS), with the CSVs read into the chapter's data shapes: what evalwh replaces.
-CHAPTER_CODE = r'''
+# What both Python sides share: the chapter's words and norm, and each claim's cited ids from citations.csv
+PYTHON_PROLOGUE = r'''
 import csv, json, re, sys
 csv.field_size_limit(1 << 30)
 folder = sys.argv[1]
@@ -51,12 +50,17 @@ def words(text):
 def norm(text):
     # lower-cased words joined by single spaces: ignores case and punctuation
     return " ".join(words(text))
-with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
-    CHUNKS = {row["chunk_id"]: row["text"] for row in csv.DictReader(f)}
 cited = {}
 with open(f"{folder}/citations.csv", newline="", encoding="utf-8") as f:
     for row in csv.DictReader(f):
         cited.setdefault(row["claim_id"], []).append(row["chunk_id"])
+'''
+
+# The chapter's project code as written (the claim-status rule over CHUNKS and CLAIMS), with the CSVs
+# read into the chapter's data shapes: what evalwh replaces.
+CHAPTER_CODE = PYTHON_PROLOGUE + r'''
+with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
+    CHUNKS = {row["chunk_id"]: row["text"] for row in csv.DictReader(f)}
 with open(f"{folder}/claims.csv", newline="", encoding="utf-8") as f:
     CLAIMS = [(row["claim_id"], row["text"], cited.get(row["claim_id"], []), row["quote"])
               for row in csv.DictReader(f)]
@@ -79,20 +83,9 @@ print(json.dumps({"supported_share": share, "pair_precision": sound / pairs}))
 '''
 
 # The same rule hand-tuned: chunk texts normalised once, claims streamed
-TUNED_LOOP = r'''
-import csv, json, re, sys
-csv.field_size_limit(1 << 30)
-folder = sys.argv[1]
-def words(text):
-    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
-def norm(text):
-    return " ".join(words(text))
+TUNED_LOOP = PYTHON_PROLOGUE + r'''
 with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
     chunks = {row["chunk_id"]: norm(row["text"]) for row in csv.DictReader(f)}
-cited = {}
-with open(f"{folder}/citations.csv", newline="", encoding="utf-8") as f:
-    for row in csv.DictReader(f):
-        cited.setdefault(row["claim_id"], []).append(row["chunk_id"])
 claims = supported = pairs = sound = 0
 with open(f"{folder}/claims.csv", newline="", encoding="utf-8") as f:
     for row in csv.DictReader(f):
