@@ -23,7 +23,6 @@ TWO_LINES = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
 NO_SOURCES = "none"
 
 
-
 def parse_output(output: str) -> dict[str, object]:
     """``{"parse_ok", "answer", "sources"}``; a failure has parse_ok False, answer None and no sources.
 
