@@ -209,6 +209,24 @@ def test_otlp_hex_and_base64_ids_and_both_document_encodings(chapter_db: Path) -
     assert citations(chapter_db, "otlp")[-1] == ("5b8efff798038103d269b633813fc60d", 2, None, "out_of_range")
 
 
+@pytest.mark.parametrize("documents", ["", "not json", "[{"])
+def test_otlp_documents_string_that_is_no_json_reads_as_absent(chapter_db: Path, tmp_path: Path,
+                                                               documents: str) -> None:
+    """A gen_ai.retrieval.documents string that is not JSON at all (even empty) is a value of another
+    type: read as absent, as the format reads such values, not a failure of the import."""
+    record = json.loads((LOGS / "otlp.json").read_text(encoding="utf-8"))
+    spans = record["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    attribute = next(a for span in spans for a in span["attributes"] if a["key"] == "gen_ai.retrieval.documents"
+                     and "stringValue" in a["value"])
+    attribute["value"]["stringValue"] = documents
+    log = tmp_path / "t.json"
+    log.write_text(json.dumps(record), encoding="utf-8")
+    result = run(chapter_db, "logs", "import", str(log), "--format", "otlp")
+    assert result.exit_code == 0, result.stderr
+    # the sample's JSON-string documents (expenses-2, expenses-1) are gone; its structured ones stay
+    assert retrievals(chapter_db, "otlp") == [("5b8efff798038103d269b633813fc60d", 1, "expenses-3", 0.88)]
+
+
 def test_otlp_a_key_written_twice_counts_where_first_written(chapter_db: Path, tmp_path: Path) -> None:
     import json
 

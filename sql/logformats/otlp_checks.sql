@@ -27,9 +27,11 @@ errors AS (
                 THEN 'spans must be a list'
             WHEN list_bool_or(list_transform(attribute_types, lambda t: t NOT IN ('ARRAY', 'NULL')))
                 THEN 'a span''s attributes must be a list'
+            -- TRY_CAST: DuckDB evaluates both sides of the AND, and a string that is not JSON (even '')
+            -- fails a CAST
             WHEN list_bool_or(list_transform(documents, lambda kv:
                      json_valid(json_extract_string(kv, '$.value.stringValue'))
-                     AND json_type(CAST(json_extract_string(kv, '$.value.stringValue') AS JSON)) <> 'ARRAY'))
+                     AND json_type(TRY_CAST(json_extract_string(kv, '$.value.stringValue') AS JSON)) <> 'ARRAY'))
                 THEN 'gen_ai.retrieval.documents must be a JSON list'
             WHEN list_bool_or(list_transform(documents, lambda kv:
                      coalesce(json_type(kv, '$.value.arrayValue.values'), 'NULL') NOT IN ('ARRAY', 'NULL')
