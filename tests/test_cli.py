@@ -474,9 +474,7 @@ def test_evalwh_connections_never_draw_duckdbs_progress_bar_on_stdout() -> None:
 
     con = new_connection()
     assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
-    package = Path(__file__).resolve().parent.parent / "cli"
-    opened = [f"{p.name}:{n}" for p in sorted(package.glob("*.py"))
-              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "duckdb.connect(" in line]
-    assert opened == ["warehouse.py:" + str(next(
-        n for n, line in enumerate((package / "warehouse.py").read_text(encoding="utf-8").splitlines(), 1)
-        if "duckdb.connect(" in line))]
+    package = Path(__file__).resolve().parent.parent / "cli" / "evalwh"
+    opened = [p.relative_to(package).as_posix() for p in sorted(package.rglob("*.py"))
+              if "duckdb.connect(" in p.read_text(encoding="utf-8")]
+    assert opened == [new_connection.__module__.removeprefix("evalwh.").replace(".", "/") + ".py"]
