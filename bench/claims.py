@@ -121,7 +121,7 @@ print(json.dumps({"supported_share": values["supported_share"], "pair_precision"
 DUCKDB_FLOOR = r'''
 import json, sys
 import duckdb
-from evalwh.nativetext import register_native_macros
+from evalwh.text.nativetext import register_native_macros
 folder, db = sys.argv[1], sys.argv[2]
 con = duckdb.connect(db)
 register_native_macros(con)
@@ -152,7 +152,7 @@ print(json.dumps({"supported_share": share, "pair_precision": precision}))
 EVALWH_CHECK = r'''
 import json, sys
 from pathlib import Path
-from evalwh.check import parse_condition, run_check
+from evalwh.history.check import parse_condition, run_check
 result = run_check(Path(sys.argv[1]), sys.argv[2], [parse_condition("min", "supported_share=0")])
 print(json.dumps({"ok": result.ok}))
 '''

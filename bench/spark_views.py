@@ -28,7 +28,7 @@ DUCKDB_SIDE = r'''
 import json, sys, time
 import duckdb
 from evalwh.resources import model_sources
-from evalwh.views import dependency_order
+from evalwh.warehouse.views import dependency_order
 con = duckdb.connect(sys.argv[1], read_only=True)
 out = {}
 for view in dependency_order(model_sources()):

@@ -31,7 +31,7 @@ SKLEARN = r'''
 import csv, json, math, sys
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
-from evalwh.textnorm import CHAPTER_STOPWORDS, words
+from evalwh.text.textnorm import CHAPTER_STOPWORDS, words
 folder, out = sys.argv[1], sys.argv[2]
 with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
     rows = list(csv.reader(f))[1:]

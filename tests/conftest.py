@@ -10,9 +10,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from evalwh.app import app
 from hypothesis import settings
 from typer.testing import CliRunner
+
+from evalwh.app.commands import app
 
 # CI replays the same generated examples on every run; locally each run explores new ones.
 settings.register_profile("ci", derandomize=True)
@@ -112,7 +113,7 @@ def warehouse_at_version(db: Path, version: int) -> duckdb.DuckDBPyConnection:
     """A connection to a new file holding the schema as of ``version`` (an older evalwh's warehouse),
     each step recorded; the caller adds rows and closes it."""
     from evalwh.resources import schema_steps
-    from evalwh.textnorm import register_udfs
+    from evalwh.text.textnorm import register_udfs
 
     con = duckdb.connect(str(db))
     register_udfs(con)  # the older steps build their tables with the text functions

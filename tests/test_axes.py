@@ -7,13 +7,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from evalwh.app import app
-from evalwh.loader import load_run
-from evalwh.report import build_report
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
+from evalwh.loader import load_run
+from evalwh.report import build_report
 from tests.conftest import REPO, rows, write_table
 
 THREE_AXIS = REPO / "seeds" / "three-axis"
@@ -218,7 +218,7 @@ def test_case_scores_expect_the_chunk_cases_finds(chunks: list[str], questions: 
     """The expected chunk of a scored question is its gold chunk id, else the first chunk (file order)
     whose norm(text) contains norm(gold): the rule of `cases`, which case_scores applies to its own
     questions only. Checked against textnorm.norm, and against the cases view."""
-    from evalwh.textnorm import norm
+    from evalwh.text.textnorm import norm
 
     ids = [f"k{i}" for i in range(len(chunks))]
     with tempfile.TemporaryDirectory() as tmp:

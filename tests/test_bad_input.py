@@ -18,9 +18,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from evalwh.app import app
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
 from tests.conftest import CHAPTER3, REPO, write_table
 
 LOGS = Path(__file__).resolve().parent / "logs"

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from evalwh.loader import load_run, ranges_union
-from evalwh.textnorm import first_sentence, norm, numbers
-from evalwh.warehouse import open_warehouse
 
+from evalwh.loader import load_run
+from evalwh.loader.load import ranges_union
+from evalwh.text.textnorm import first_sentence, norm, numbers
+from evalwh.warehouse import open_warehouse
 from tests.conftest import CHAPTER3, rows, warehouse_at_version, write_table
 
 CHUNK_COLUMNS = "chunk_id, ordinal, doc_id, text, text_words, text_norm, text_terms, text_numbers, first_sentence"

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from evalwh.app import app
-from evalwh.history import materialize
 from typer.testing import CliRunner
+
+from evalwh.app.commands import app
+from evalwh.history import materialize
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -70,7 +71,6 @@ def test_check_fails_with_exit_1_and_lists_failures(two_runs: Path) -> None:
 
 def test_max_drop_compares_with_the_previous_run(two_runs: Path, tmp_path: Path) -> None:
     from evalwh.loader import load_run
-
     from tests.conftest import CHAPTER3
 
     load_run(two_runs, CHAPTER3, run="worse")  # back to 0.625 from 0.75: a drop of 0.125

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import duckdb
-from evalwh.app import app
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
 from tests.conftest import rows
 
 

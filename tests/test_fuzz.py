@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from evalwh.app import app
-from evalwh.validate import SPECS
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
+
+from evalwh.app.commands import app
+from evalwh.loader.validate import SPECS
 
 KNOWN = sorted({c for spec in SPECS.values() for c in spec.required + spec.optional})
 # text that exercises quoting, separators, line breaks, numbers, markup and non-ASCII
@@ -51,12 +52,12 @@ def table(draw: st.DrawFn, kind: str) -> tuple[list[str], list[list[Any]]]:
 def write(folder: Path, kind: str, fmt: str, header: list[str], rows: list[list[Any]]) -> None:
     path = folder / f"{kind}.{fmt}"
     if fmt == "jsonl":
-        path.write_text("".join(json.dumps(dict(zip(header, row))) + "\n" for row in rows), encoding="utf-8")
+        path.write_text("".join(json.dumps(dict(zip(header, row, strict=False))) + "\n" for row in rows), encoding="utf-8")
     elif fmt == "parquet":
         con = duckdb.connect()
         try:
             con.execute("CREATE TABLE t AS SELECT * FROM read_json(?, format='array')",
-                        [_json_file(folder, [dict(zip(header, row)) for row in rows] or [{c: None for c in header}])])
+                        [_json_file(folder, [dict(zip(header, row, strict=False)) for row in rows] or [{c: None for c in header}])])
             con.execute(f"COPY t TO '{path}' (FORMAT parquet)")
         except duckdb.Error:
             path.write_bytes(b"PAR1")  # what DuckDB cannot turn into Parquet becomes a broken Parquet file

@@ -8,11 +8,11 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from evalwh.loader import load_run
-from evalwh.textnorm import norm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalwh.loader import load_run
+from evalwh.text.textnorm import norm
 from tests.conftest import rows, write_table
 
 # words that are prefixes, suffixes and parts of one another, a hyphenated one and punctuation

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from evalwh.highlight import quote_span, segments
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from evalwh.report.highlight import quote_span, segments
 from tests.reference import norm
 
 pieces = st.sampled_from(["Loan", "laptop", "İS", "\u212a", "14", "a-b", "--", " ", ", ", "ß", "Σ", "x9", "\n"])

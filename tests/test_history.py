@@ -7,11 +7,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from evalwh.history import claim_statuses_source, materialize
 from evalwh.loader import load_run
 from evalwh.queries import runs
 from evalwh.warehouse import open_warehouse
-
 from tests.conftest import CHAPTER3, rows, snapshot, warehouse_at_version
 
 
@@ -75,7 +75,7 @@ def test_a_load_stores_its_headline_metrics_equal_to_the_live_view(db: Path, see
 
 
 def test_the_gate_reads_the_stored_metrics_and_no_metrics_leaves_them_live(db: Path) -> None:
-    from evalwh.check import parse_condition, run_check
+    from evalwh.history.check import parse_condition, run_check
 
     load_run(db, CHAPTER3, run="a")
     load_run(db, CHAPTER3, run="b", metrics=False)
@@ -123,7 +123,7 @@ def test_materialize_outside_a_warehouse_creates_nothing(cli, db: Path) -> None:
 
 
 def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch) -> None:
-    import evalwh.warehouse as warehouse
+    import evalwh.warehouse.schema as warehouse
     from evalwh.resources import model_sources
 
     load_run(db, CHAPTER3, run="a")
@@ -178,7 +178,7 @@ def test_live_statuses_are_computed_once_per_connection_and_run_version(db: Path
 
 
 def test_a_load_stopped_before_its_metrics_keeps_the_run_and_reads_them_live(db: Path, monkeypatch) -> None:
-    import evalwh.loader as loader
+    import evalwh.loader.load as loader
     from evalwh.history import metric_values
 
     def interrupted(con, run_id, now):

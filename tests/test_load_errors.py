@@ -157,12 +157,12 @@ def test_a_csv_line_longer_than_duckdbs_default_loads(cli, db: Path, tmp_path: P
 
 def test_an_unreadable_file_is_one_line_and_exit_2(cli, db: Path, run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # root reads any file, so the permission error is raised where evalwh first opens the file
-    import evalwh.sources
+    import evalwh.loader.sources
 
     def refuse(path: Path) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(evalwh.sources, "check_byte_order_mark", refuse)
+    monkeypatch.setattr(evalwh.loader.sources, "check_byte_order_mark", refuse)
     result = cli("load", str(run_dir))
     assert result.exit_code == 2
     assert result.stderr == f"evalwh: error: {run_dir / 'chunks.csv'}: permission denied\n"

@@ -11,14 +11,14 @@ from unittest.mock import patch
 
 import duckdb
 import pytest
-from evalwh import logs
-from evalwh.app import app
-from evalwh.loader import load_run
-from evalwh.logs import import_logs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
+from evalwh.loader import load_run
+from evalwh.logs import import_logs
+from evalwh.logs import read as logs
 from tests.conftest import CHAPTER3, rows, snapshot, warehouse_at_version
 
 LOGS = Path(__file__).resolve().parent / "logs"
@@ -460,10 +460,10 @@ def test_every_reader_numbers_records_by_their_lines(lines: list[str | int], bad
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "day.jsonl"
         path.write_text("\n".join(texts) + ("\n" if last_newline else ""), encoding="utf-8")
-        fast = read_lines(logs._read_json_lines_fast, path)
-        exact = read_lines(logs._read_json_lines_exact, path)
+        fast = read_lines(logs.read_json_lines_fast, path)
+        exact = read_lines(logs.read_json_lines_exact, path)
         with patch.object(logs, "PART_BYTES", 64):
-            in_parts = read_lines(logs._read_json_lines_in_parts, path)
+            in_parts = read_lines(logs.read_json_lines_in_parts, path)
     if any(t in UNPARSED for t in texts):
         assert fast == (False, [])  # it reads nothing, and says so
     else:
@@ -482,7 +482,7 @@ def test_a_large_log_with_a_bad_line_is_read_in_parts_within_the_memory_limit(tm
             out.write(json.dumps({**good, "request_id": f"q{n}", "answer": "x" * 200}) + "\n")
             if n == 30_000:
                 out.write('{"request_id": "cut\n')
-    readers = {"whole": logs._read_json_lines_exact, "in parts": logs._read_json_lines_in_parts}
+    readers = {"whole": logs.read_json_lines_exact, "in parts": logs.read_json_lines_in_parts}
     found = {}
     for name, reader in readers.items():
         con = duckdb.connect()

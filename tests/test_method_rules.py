@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalwh.loader import load_run
-from evalwh.reader import parse_output
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalwh.loader import load_run
+from evalwh.text.reader_output import parse_output
 from tests.conftest import rows, write_table
 from tests.reference_rtr import parse as reference_parse
 

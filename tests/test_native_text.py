@@ -11,12 +11,12 @@ import sys
 
 import duckdb
 import pytest
-from evalwh.nativetext import register_native_macros
-from evalwh.textnorm import register_udfs
-from evalwh.unicodeclasses import PATTERNS, computed_spans, spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalwh.text.nativetext import register_native_macros
+from evalwh.text.textnorm import register_udfs
+from evalwh.text.unicodeclasses import PATTERNS, computed_spans, spans
 from tests.reference import norm, words
 from tests.reference_rtr import first_sentence, numbers, tokens
 
@@ -127,7 +127,7 @@ def test_shipped_classes_are_this_pythons() -> None:
     import json
     import unicodedata
 
-    from evalwh.unicodeclasses import DATA
+    from evalwh.text.unicodeclasses import DATA
 
     shipped = json.loads(DATA.read_text(encoding="utf-8"))
     assert {"14.0.0", "15.0.0", "15.1.0"} <= set(shipped)

@@ -7,13 +7,15 @@ on snippets whose Spark text is written out by hand.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import duckdb
 import pytest
 import sqlglot
-from evalwh.app import app
-from evalwh.portable import (
+from typer.testing import CliRunner
+
+from evalwh.app.commands import app
+from evalwh.resources import model_sources, schema_steps
+from evalwh.spark.dialect import java_time_pattern, to_spark
+from evalwh.spark.portable import (
     ARROW,
     DECIMAL_RATIO,
     HAS_ALL,
@@ -25,12 +27,8 @@ from evalwh.portable import (
     UNNEST_FROM,
     lint,
 )
-from evalwh.resources import model_sources, schema_steps
-from evalwh.sparksql import java_time_pattern, to_spark
-from evalwh.textnorm import register_udfs
-from evalwh.views import dependency_order
-from typer.testing import CliRunner
-
+from evalwh.text.textnorm import register_udfs
+from evalwh.warehouse.views import dependency_order
 from tests.conftest import REPO
 
 SNIPPETS = [

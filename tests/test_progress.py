@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from evalwh.progress import progress
+
+from evalwh.output.terminal import progress
 
 
 class FakeTerminal(io.StringIO):
@@ -15,18 +16,28 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_no_bar_when_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    captured = io.StringIO()
-    monkeypatch.setattr(sys, "stderr", captured)
-    with progress("work", 3) as advance:
+def test_no_bar_unless_the_caller_asks_for_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with progress("work", 3, enabled=False) as advance:
         advance(3)
-    assert captured.getvalue() == ""
+    assert terminal.getvalue() == ""
+
+
+def test_the_command_line_asks_for_bars_only_on_a_terminal_without_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalwh.app.options import GlobalOptions
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not GlobalOptions().invocation.progress
+    monkeypatch.setattr(sys, "stderr", FakeTerminal())
+    assert GlobalOptions().invocation.progress
+    assert not GlobalOptions(quiet=True).invocation.progress
 
 
 def test_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    with progress("materialize", 2) as advance:
+    with progress("materialize", 2, enabled=True) as advance:
         advance(1)
         advance(1)
     assert "materialize" in terminal.getvalue()

@@ -12,10 +12,10 @@ import tempfile
 from pathlib import Path
 
 import duckdb
-from evalwh.loader import load_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalwh.loader import load_run
 from tests.conftest import write_table
 from tests.reference import CHAPTER_STOP, Dataset, words
 

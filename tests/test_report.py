@@ -8,11 +8,11 @@ import re
 import shutil
 from pathlib import Path
 
-from evalwh.app import app
-from evalwh.loader import load_run
-from evalwh.report import build_report
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
+from evalwh.loader import load_run
+from evalwh.report import build_report
 from tests.conftest import CHAPTER3
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

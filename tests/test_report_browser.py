@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalwh.report import build_report
 
+from evalwh.report import build_report
 from tests.conftest import CHAPTER3
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -81,7 +81,6 @@ def test_html_report_opens_offline_without_errors(db: Path, tmp_path: Path) -> N
 def test_report_summary_trend_and_a_table_that_sorts_on_click(db: Path, tmp_path: Path) -> None:
     _need_browser()
     from evalwh.loader import load_run
-
     from tests.conftest import fixed_c5_dir
 
     load_run(db, CHAPTER3, run="base")

@@ -11,11 +11,10 @@ import random
 import tempfile
 from pathlib import Path
 
-from evalwh import retrieval
-from evalwh.loader import load_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalwh.loader import load_run, retrieval
 from tests.conftest import rows, write_table
 
 VOCAB = ["loan", "laptop", "days", "the", "Ünï", "x-1", "14", "of", "desk", "ask"]

@@ -14,10 +14,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from evalwh.loader import load_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalwh.loader import load_run
 from tests.conftest import REPO, rows, write_table
 from tests.reference import CHAPTER_STOP
 from tests.reference_rtr import Question, RetrieveRead

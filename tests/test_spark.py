@@ -22,15 +22,15 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from evalwh.app import app
-from evalwh.resources import model_sources
-from evalwh.loader import load_run
-from evalwh.logs import import_logs
 from typer.testing import CliRunner
 
+from evalwh.app.commands import app
+from evalwh.loader import load_run
+from evalwh.logs import import_logs
+from evalwh.resources import model_sources
 from tests.conftest import write_table
-from tests.test_fuzz import SAMPLE_FORMATS, TEXT, write_mutated_sample
 from tests.test_axes import bracket_run
+from tests.test_fuzz import SAMPLE_FORMATS, TEXT, write_mutated_sample
 
 LOGS_DIR = Path(__file__).resolve().parent / "logs"
 
@@ -297,8 +297,8 @@ OTLP_RECORDS = [
 ])
 def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, samples: list[str],
                                                 records: list[dict[str, Any]]) -> None:
-    from evalwh.sparklogs import LOG_TABLES
-    from evalwh.sparklogs import import_logs as spark_import
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
 
     log = tmp_path / "more.jsonl"
     log.write_text(json.dumps(records[0]) + "\n\n" + "\n".join(json.dumps(r) for r in records[1:]) + "\n",
@@ -328,8 +328,8 @@ def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt:
 
 
 def test_a_second_spark_import_of_the_same_log_adds_nothing(spark: Any) -> None:
-    from evalwh.sparklogs import LOG_TABLES
-    from evalwh.sparklogs import import_logs as spark_import
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
 
     for table in LOG_TABLES:
         spark.catalog.dropTempView(table)
@@ -358,8 +358,8 @@ def instants(value: Any) -> Any:
 
 @pytest.mark.parametrize("fmt,sample", [("openinference", "openinference.jsonl"), ("ragas", "ragas.jsonl")])
 def test_parquet_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, sample: str) -> None:
-    from evalwh.sparklogs import LOG_TABLES
-    from evalwh.sparklogs import import_logs as spark_import
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
 
     parquet = tmp_path / f"{fmt}.parquet"
     con = duckdb.connect()
@@ -378,7 +378,7 @@ def test_parquet_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Pa
         expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
         actual = [tuple(r) for r in frame.select(*columns).collect()]
 
-        def parsed(record: tuple[Any, ...]) -> tuple[Any, ...]:
+        def parsed(record: tuple[Any, ...], columns: list[str] = columns) -> tuple[Any, ...]:
             return tuple(instants(json.loads(v)) if c in ("raw", "metadata") and isinstance(v, str) else v
                          for c, v in zip(columns, record, strict=True))
 
@@ -404,8 +404,8 @@ BAD_LINES = [
 
 def test_bad_requests_on_spark_are_refused_or_set_aside_as_duckdb_does(spark: Any, tmp_path: Path) -> None:
     from evalwh.errors import InputError
-    from evalwh.sparklogs import LOG_TABLES
-    from evalwh.sparklogs import import_logs as spark_import
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
 
     log = tmp_path / "bad.jsonl"
     log.write_text("\n".join(json.dumps(r) for r in BAD_LINES) + "\n", encoding="utf-8")
@@ -446,8 +446,8 @@ def test_a_sample_log_with_one_text_replaced_imports_alike_on_spark(spark: Any, 
     """Random text (control characters, a BOM, İ, ß, characters beyond U+FFFF) anywhere in a sample log's
     record: where DuckDB imports it, Spark gives the same rows."""
     from evalwh.errors import InputError
-    from evalwh.sparklogs import LOG_TABLES
-    from evalwh.sparklogs import import_logs as spark_import
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
 
     with tempfile.TemporaryDirectory() as scratch:
         log, db = write_mutated_sample(Path(scratch), sample, pick, value), Path(scratch) / "logs.duckdb"

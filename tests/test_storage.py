@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-from evalwh.loader import load_run
 
+from evalwh.loader import load_run
 from tests.conftest import CHAPTER3
 
 
@@ -26,10 +26,10 @@ def test_new_file_uses_the_1_4_storage_format(db: Path) -> None:
 
 
 def test_init_rewrites_a_newer_format_file_in_the_oldest_format(tmp_path: Path) -> None:
-    from evalwh.warehouse import STORAGE_VERSION, storage_version
     from typer.testing import CliRunner
 
-    from evalwh.app import app
+    from evalwh.app.commands import app
+    from evalwh.warehouse import STORAGE_VERSION, storage_version
 
     runner = CliRunner()
     old = tmp_path / "old.duckdb"
@@ -57,7 +57,7 @@ def test_init_leaves_a_file_it_cannot_use_as_it_was(tmp_path: Path) -> None:
     table: init refuses it (exit 3, one line) before the format rewrite or the schema touch it."""
     from typer.testing import CliRunner
 
-    from evalwh.app import app
+    from evalwh.app.commands import app
 
     own = tmp_path / "own.duckdb"
     con = duckdb.connect(str(own))
@@ -78,7 +78,7 @@ def test_init_leaves_a_file_it_cannot_use_as_it_was(tmp_path: Path) -> None:
 def test_init_adds_a_warehouse_beside_the_users_own_tables(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from evalwh.app import app
+    from evalwh.app.commands import app
     from evalwh.warehouse import STORAGE_VERSION, storage_version
 
     own = tmp_path / "own.duckdb"

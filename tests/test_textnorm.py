@@ -6,10 +6,10 @@ import re
 
 import duckdb
 import pytest
-from evalwh.textnorm import register_udfs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalwh.text.textnorm import register_udfs
 from tests.reference import norm as ref_norm
 from tests.reference import words as ref_words
 
@@ -49,7 +49,7 @@ ASCII_NO_HYPHEN = [chr(c) for c in range(128) if chr(c) != "-"]
 
 def test_ascii_text_without_a_hyphen_has_unicode_terms_equal_to_its_words() -> None:
     # the log import takes question_uterms from question_words for such text; every pair of characters
-    from evalwh.textnorm import terms, words
+    from evalwh.text.textnorm import terms, words
 
     for a in ASCII_NO_HYPHEN:
         for b in ASCII_NO_HYPHEN:
@@ -61,7 +61,7 @@ def test_ascii_text_without_a_hyphen_has_unicode_terms_equal_to_its_words() -> N
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(ASCII_NO_HYPHEN), max_size=40))
 def test_ascii_terms_and_words_agree_on_any_text(text: str) -> None:
-    from evalwh.textnorm import terms, words
+    from evalwh.text.textnorm import terms, words
 
     assert terms(text, "unicode") == words(text)
 
@@ -70,7 +70,7 @@ def test_imported_questions_have_the_reference_unicode_terms(tmp_path) -> None:
     import json
 
     from evalwh.logs import import_logs
-    from evalwh.textnorm import terms, words
+    from evalwh.text.textnorm import terms, words
 
     questions = ["Plain ASCII question 12?", "e-mail--list- and more", "ΣΟΦΊΑ σοφία", "İstanbul café", "", None,
                  "Tab\there, new\nline", "UPPER lower 09"]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from evalwh.loader import load_run
 
+from evalwh.loader import load_run
 from tests.conftest import CHAPTER3, EXPECTED
 
 VIEWS = sorted(p.stem for p in (EXPECTED / "chapter3").glob("*.csv"))
@@ -95,7 +95,7 @@ def test_views_open_in_plain_duckdb_without_udfs(chapter3_db: Path) -> None:
 
 
 def test_model_inputs_are_whole_words_outside_comments() -> None:
-    from evalwh.views import dependency_order, model_inputs
+    from evalwh.warehouse.views import dependency_order, model_inputs
 
     sources = {"a": "SELECT 1 AS x", "b": "SELECT * FROM a -- not c", "c": "SELECT * FROM b JOIN a_b USING (x)"}
     assert model_inputs(sources) == {"a": set(), "b": {"a"}, "c": {"b"}}

@@ -1,6 +1,38 @@
 """evalwh: an evaluation warehouse for grounded RAG answers, on DuckDB.
 
-The library is the product; the ``evalwh`` command is a thin layer over it.
+The library is the product; the ``evalwh`` command is a thin layer over it. Its face, imported
+lazily (``import evalwh`` loads none of it):
+
+- ``load_run(db, folder, ...)``: load a run folder into the warehouse file ``db``, all or nothing;
+- ``import_logs(db, paths, ...)``: append production log files as one batch;
+- ``open_warehouse(db)``: a DuckDB connection to the warehouse, its views ready for plain SQL;
+- ``materialize(db)``: copy the metric views into the history tables;
+- ``build_report(db, run, fmt, output)``: a run's HTML or Markdown report;
+- ``queries``: a run's rows, one function per question (``queries.metrics(con, "latest")``).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_FACE = {
+    "load_run": "evalwh.loader",
+    "import_logs": "evalwh.logs",
+    "open_warehouse": "evalwh.warehouse",
+    "materialize": "evalwh.history",
+    "build_report": "evalwh.report",
+    "Invocation": "evalwh.invocation",
+}
+
+__all__ = ["__version__", "queries", *_FACE]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "queries":
+        return importlib.import_module("evalwh.queries")
+    if name in _FACE:
+        return getattr(importlib.import_module(_FACE[name]), name)
+    raise AttributeError(f"module 'evalwh' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """Allows ``python -m evalwh``."""
 
-from evalwh.app import main
+from evalwh.app.commands import main
 
 main()

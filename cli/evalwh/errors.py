@@ -1,7 +1,8 @@
 """Every error evalwh reports, and the one mapping from error to exit code.
 
-Library code raises these; only the CLI turns them into ``evalwh: error: ...``
-on stderr and an exit code, so tests can call the library and match on types.
+Library code raises these; only the command line turns them into ``evalwh: error: ...`` on stderr
+(``evalwh.app.diagnostics``) and an exit code (``exit_code_for``, here), so tests can call the
+library and match on types.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import signal
 from collections.abc import Iterable
 from enum import IntEnum
 
+import duckdb
+
 
 class ExitCode(IntEnum):
     """Process exit codes, the same for every command."""
@@ -19,6 +22,10 @@ class ExitCode(IntEnum):
     CHECK_FAILED = 1
     USAGE = 2
     WAREHOUSE = 3
+    # a bug in evalwh (an exception nothing expected): one line, never 1, which only a failed gate returns
+    INTERNAL = 70
+    # stopped with Ctrl-C: the code of a process ended by SIGINT
+    INTERRUPTED = 128 + signal.SIGINT
     # the reader of stdout closed it (``evalwh sql ... | head``): the code of a process ended by
     # SIGPIPE, as ``yes | head`` gives, and no message
     PIPE_CLOSED = 128 + signal.SIGPIPE
@@ -70,14 +77,22 @@ class WarehouseError(EvalwhError):
 
 
 def exit_code_for(error: BaseException) -> ExitCode:
-    """Map an exception to the exit code the CLI returns for it."""
+    """The exit code the command line returns for ``error``: the one place every code is decided.
+
+    An error evalwh reports (usage, input, warehouse), a file that cannot be read or written, text that
+    is not UTF-8 and an error of DuckDB's each have their code; anything else is a bug (70).
+    """
     if isinstance(error, WarehouseError):
         return ExitCode.WAREHOUSE
     if isinstance(error, BrokenPipeError):
         return ExitCode.PIPE_CLOSED
-    if isinstance(error, (UsageError, InputError, OSError)):
+    if isinstance(error, (UsageError, InputError, OSError, UnicodeDecodeError)):
         return ExitCode.USAGE
-    return ExitCode.WAREHOUSE
+    if isinstance(error, EvalwhError | duckdb.Error):
+        return ExitCode.WAREHOUSE
+    if isinstance(error, KeyboardInterrupt):
+        return ExitCode.INTERRUPTED
+    return ExitCode.INTERNAL
 
 
 def os_error_message(error: OSError) -> str:

@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+
 from evalwh.errors import UsageError
-from evalwh.output import Rows
+from evalwh.invocation import QUIET, Invocation
+from evalwh.output.rows import Rows
 from evalwh.sqltext import sql_literal
-from evalwh.warehouse import open_warehouse, resolve_run
+from evalwh.warehouse.connection import open_warehouse
+from evalwh.warehouse.runs import resolve_run
 
 EXPORT_FORMATS = ("parquet", "csv")
 
@@ -53,7 +56,9 @@ def _copy(con: duckdb.DuckDBPyConnection, select: str, target: Path, fmt: str, p
     con.execute(f"COPY ({select}) TO {sql_literal(str(target))} ({options})")
 
 
-def export_warehouse(db: Path, directory: Path, fmt: str = "parquet", run: str | None = None) -> list[Exported]:
+def export_warehouse(
+    db: Path, directory: Path, fmt: str = "parquet", run: str | None = None, invocation: Invocation = QUIET,
+) -> list[Exported]:
     """Write every table and view of the warehouse at ``db`` (only ``run``'s rows, if given) under ``directory``."""
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {fmt!r} (use {' or '.join(EXPORT_FORMATS)})")
@@ -63,7 +68,7 @@ def export_warehouse(db: Path, directory: Path, fmt: str = "parquet", run: str |
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
     exported: list[Exported] = []
     try:
-        with open_warehouse(db) as con:
+        with open_warehouse(db, invocation=invocation) as con:
             run_id = resolve_run(con, run) if run is not None else None
             for name, kind, has_run in _relations(con):
                 where = " WHERE run_id = $run" if run_id is not None and has_run else ""

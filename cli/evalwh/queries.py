@@ -6,10 +6,11 @@ Each returns ``Rows`` straight from a view; the CLI only chooses the format.
 from __future__ import annotations
 
 import duckdb
+
 from evalwh.errors import UsageError
-from evalwh.history import metric_values
-from evalwh.output import Rows
-from evalwh.warehouse import resolve_run
+from evalwh.history.materialize import metric_values
+from evalwh.output.rows import Rows
+from evalwh.warehouse.runs import resolve_run
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | dict[str, object] | None = None) -> Rows:

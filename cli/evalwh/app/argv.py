@@ -1,0 +1,89 @@
+"""The global options of one invocation, and letting them stand after the command too.
+
+``evalwh --db x.duckdb runs`` and ``evalwh runs --db x.duckdb`` mean the same: the
+command group moves the global options it finds after the command to the front
+before Click parses the line (the switches it sets live in ``evalwh.switches``). Help lists flags without the
+``<bool>`` type Typer would print for them (they take no value), and an error of the
+command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
+every other error, not Typer's framed panel.
+"""
+
+from __future__ import annotations
+
+import re
+
+import typer
+from typer import rich_utils
+from typer.core import TyperGroup, TyperOption
+
+from evalwh.errors import one_line
+
+# global option -> whether it takes a value
+GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False}
+
+
+
+def hoist(args: list[str]) -> list[str]:
+    """``args`` with every global option after the first non-option word (the command) moved before it.
+
+    ``--`` ends the scan: what follows it is never an option.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    seen_command = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            rest.extend(args[i:])
+            break
+        name = word.split("=", 1)[0]
+        if seen_command and name in GLOBAL_OPTIONS:
+            takes_value = GLOBAL_OPTIONS[name] and "=" not in word
+            front.extend(args[i:i + 2] if takes_value else [word])
+            i += 2 if takes_value else 1
+            continue
+        if not seen_command:
+            if name in GLOBAL_OPTIONS:
+                takes_value = GLOBAL_OPTIONS[name] and "=" not in word
+                front.extend(args[i:i + 2] if takes_value else [word])
+                i += 2 if takes_value else 1
+                continue
+            if not word.startswith("-"):
+                seen_command = True
+        rest.append(word)
+        i += 1
+    return front + rest
+
+
+class GlobalOptionsGroup(TyperGroup):
+    """The evalwh command group: global options may come before or after the command."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        return super().parse_args(ctx, hoist(list(args)))
+
+
+def _flags_show_no_type(option: TyperOption, ctx) -> str | None:  # type: ignore[no-untyped-def]
+    """Help lists a flag (``--replace``) without a ``<bool>`` value it does not take."""
+    if option.is_flag:
+        return None
+    return _display_type_rich(option, ctx)
+
+
+_display_type_rich = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign]
+
+
+def _one_line_error(error) -> None:  # type: ignore[no-untyped-def]
+    """A command-line error (an unknown option or command, a bad or missing value) as one stderr line,
+    naming the --help that explains; Click's exit code (2, a usage error) stands."""
+    if error.__class__.__name__ == "NoArgsIsHelpError":  # a group called bare prints its help instead
+        return
+    ctx = getattr(error, "ctx", None)
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    # Click lists a missing argument's choices one a line, each after a tab: here one after another
+    message = re.sub(r"\n\t", " ", error.format_message())
+    typer.echo(f"evalwh: error: {one_line(message)}{hint}", err=True)
+
+
+rich_utils.rich_format_error = _one_line_error

@@ -1,0 +1,574 @@
+"""The ``evalwh`` command: argument parsing only; each command calls one library function.
+
+Rows go to stdout in the chosen format; messages and errors go to stderr as
+``evalwh: ...``; the exit code comes from ``errors.exit_code_for``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import duckdb
+import typer
+
+from evalwh import __version__, export, queries
+from evalwh.app.argv import GlobalOptionsGroup
+from evalwh.app.diagnostics import crash, handles_errors
+from evalwh.app.options import (
+    DEFAULT_DB,
+    BaselineOption,
+    CheckFormat,
+    Dialect,
+    DiffFormat,
+    ExportFormat,
+    FormatOption,
+    GlobalOptions,
+    LogView,
+    OutputOption,
+    ReportFormat,
+    RunOption,
+    global_options,
+    to_file,
+)
+from evalwh.errors import ExitCode, UsageError
+from evalwh.history import check, compare
+from evalwh.history.materialize import materialize as materialize_history
+from evalwh.loader.load import LoadResult, load_run
+from evalwh.logs.formats import FORMATS as LOG_FORMATS
+from evalwh.logs.importing import import_logs
+from evalwh.output.files import atomic_output, write_lines
+from evalwh.output.rowfiles import write_copy
+from evalwh.output.rows import Format, Rows
+from evalwh.output.terminal import TABLE_ROWS, write_table
+from evalwh.report import render as report
+from evalwh.report.evidence import evidence_lines
+from evalwh.report.gather import DEFAULT_JUDGE_TOLERANCE, DEFAULT_MAX_ROWS
+from evalwh.resources import seed_dir, seed_names
+from evalwh.warehouse import storage, views
+from evalwh.warehouse.connection import open_warehouse
+from evalwh.warehouse.runs import LATEST
+
+app = typer.Typer(
+    name="evalwh",
+    help="An evaluation warehouse for grounded RAG answers: load runs into DuckDB, "
+    "score every claim and question with SQL views, and print or write the results.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=True,
+    cls=GlobalOptionsGroup,
+)
+
+def db_path(ctx: typer.Context) -> Path:
+    """The warehouse path chosen by the global --db option."""
+    return global_options(ctx).db
+
+
+@contextmanager
+def reading(ctx: typer.Context) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The warehouse of this command line, open read-only (waiting --wait seconds for a writer's lock)."""
+    options = global_options(ctx)
+    with open_warehouse(options.db, invocation=options.invocation) as con:
+        yield con
+
+
+def note(ctx: typer.Context, message: str) -> None:
+    """A message for the person at the terminal; none with --quiet."""
+    global_options(ctx).note(message)
+
+
+def emit_rows(ctx: typer.Context, rows: Rows, fmt: Format, output: Path | None) -> None:
+    """Write rows to stdout or, atomically, to a file: the one writer of every row command."""
+    output = to_file(output)
+    if fmt is Format.table:
+        if output is None:
+            left_out = write_table(rows, sys.stdout)
+        else:
+            with atomic_output(output) as handle:
+                left_out = write_table(rows, handle)
+        if left_out:  # a table is for reading; past this, a program wants csv or json
+            note(ctx, f"the table shows {TABLE_ROWS:,} of {len(rows.rows):,} rows; -f csv, tsv, json or parquet "
+                      "prints them all")
+    elif fmt is Format.parquet and output is None and sys.stdout.isatty():
+        raise UsageError("parquet is binary: give -o FILE, or pipe stdout into a file or program")
+    else:
+        write_copy(rows, fmt, None, output, safe_csv=global_options(ctx).safe_csv)
+    if output is not None:
+        note(ctx, f"wrote {len(rows.rows)} rows to {output}")
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"evalwh {__version__} (duckdb {duckdb.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    db: Annotated[
+        Path,
+        typer.Option("--db", envvar="EVALWH_DB", help="Warehouse file.", dir_okay=False, show_default=True),
+    ] = DEFAULT_DB,
+    wait: Annotated[
+        float,
+        typer.Option("--wait", envvar="EVALWH_WAIT", min=0, metavar="SECONDS",
+                     help="How long to wait for a warehouse another process is writing (0: fail at once)."),
+    ] = 30.0,
+    safe_csv: Annotated[
+        bool,
+        typer.Option("--safe-csv", envvar="EVALWH_SAFE_CSV",
+                     help="In -f csv output, prefix text cells starting with =, +, -, @ with ' so a spreadsheet "
+                          "shows them instead of running them as formulas (numbers are never changed)."),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", envvar="EVALWH_QUIET",
+                           help="No messages and no progress bars on stderr; errors are still printed."),
+    ] = False,
+    version: Annotated[
+        Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
+    ] = None,
+) -> None:
+    """Global options (each may also come after the command)."""
+    ctx.obj = GlobalOptions(db=db, wait=wait, safe_csv=safe_csv, quiet=quiet)
+
+
+def parse_thresholds(text: str) -> list[int]:
+    """``1,2,3`` -> [1, 2, 3]; anything else is a usage error."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--thresholds takes whole numbers separated by commas, not {text!r}") from None
+    if not values:
+        raise UsageError("--thresholds needs at least one number")
+    return values
+
+
+def report_load(ctx: typer.Context, result: LoadResult) -> None:
+    counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
+    verb = "replaced" if result.replaced else "loaded"
+    note(ctx, f"{verb} run {result.run_id!r}: {counts}; {result.normalised} chunk texts normalised")
+
+
+@app.command()
+@handles_errors
+def init(ctx: typer.Context) -> None:
+    """Create the warehouse file, or upgrade an older one to this release's schema and views.
+
+    A file stored in a newer DuckDB format than the oldest one evalwh promises is rewritten in that format.
+    """
+    path = db_path(ctx)
+    if storage.initialise(path, global_options(ctx).invocation):
+        note(ctx, f"rewrote {path} in DuckDB's {storage.STORAGE_VERSION} storage format")
+    note(ctx, f"warehouse ready at {path}")
+
+
+@app.command()
+@handles_errors
+def load(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            help="Folder with chunks and claims and/or questions (each .csv, .tsv, .jsonl or .parquet), "
+            "optional citations and stopwords.txt.",
+            file_okay=False,
+        ),
+    ],
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the folder's name).")] = None,
+    label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
+    dataset: Annotated[
+        Optional[str], typer.Option("--dataset", help="The dataset the run belongs to; reports, diffs and gates "
+                                    "compare it with the previous run of this dataset (default: run.toml's "
+                                    "[run] dataset, else the folder's name).")
+    ] = None,
+    thresholds: Annotated[
+        str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
+    ] = "1,2,3,4,5",
+    retriever: Annotated[
+        Optional[str], typer.Option("--retriever", help="Built-in retriever: overlap or tfidf (overrides run.toml).")
+    ] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Chunks retrieved per question (overrides run.toml).")] = None,
+    tokenizer: Annotated[
+        Optional[str], typer.Option("--tokenizer", help="ascii or unicode (overrides run.toml).")
+    ] = None,
+    abstain_marker: Annotated[
+        Optional[str], typer.Option("--abstain-marker", help="Answer prefix meaning a refusal (overrides run.toml).")
+    ] = None,
+    premise_marker: Annotated[
+        Optional[str], typer.Option("--premise-marker", help="Answer prefix flagging a false premise (overrides run.toml).")
+    ] = None,
+    allow_extra: Annotated[
+        bool, typer.Option("--allow-extra", help="Ignore files and columns evalwh does not read instead of "
+                           "refusing them (claims.json, a misspelt column).")
+    ] = False,
+    metrics: Annotated[
+        bool, typer.Option("--metrics/--no-metrics", help="Compute the run's headline metrics once and store them "
+                           "in metrics_history, so reports and check read them (--no-metrics: computed when "
+                           "read, or stored by materialize).")
+    ] = True,
+) -> None:
+    """Validate a run folder and load it as one run, all or nothing.
+
+    Files: chunks (required), claims, citations, questions, retrievals, responses (.csv, .tsv, .jsonl or
+    .parquet), stopwords.txt and run.toml.
+    """
+    overrides = {"dataset": dataset, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
+                 "abstain_marker": abstain_marker, "premise_marker": premise_marker}
+    result = load_run(
+        db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
+        overrides=overrides, allow_extra=allow_extra, metrics=metrics, invocation=global_options(ctx).invocation,
+    )
+    report_load(ctx, result)
+
+
+@app.command()
+@handles_errors
+def seed(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Bundled dataset to load.")] = "chapter3",
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the dataset's name).")] = None,
+    label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
+    replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
+) -> None:
+    """Load a bundled dataset as a run."""
+    folder = seed_dir(name)
+    if folder is None:
+        raise UsageError(f"no bundled dataset {name!r} (available: {', '.join(seed_names())})")
+    result = load_run(
+        db_path(ctx), Path(str(folder)), run=run or name, label=label, replace=replace, source=f"seed:{name}",
+        default_dataset=name, invocation=global_options(ctx).invocation,
+    )
+    report_load(ctx, result)
+
+
+@app.command()
+@handles_errors
+def materialize(
+    ctx: typer.Context,
+    full_refresh: Annotated[
+        bool, typer.Option("--full-refresh", help="Rebuild the history of every run, not only new runs.")
+    ] = False,
+) -> None:
+    """Copy into the history tables what they lack: runs' claim statuses, and headline metrics not stored at load."""
+    result = materialize_history(db_path(ctx), full_refresh=full_refresh, invocation=global_options(ctx).invocation)
+    if result.runs:
+        note(ctx, f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")
+    else:
+        note(ctx, "nothing to materialise: every run is already in history")
+
+
+@app.command()
+@handles_errors
+def runs(
+    ctx: typer.Context,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only the runs of this dataset.")] = None,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """List the runs, oldest first, with their dataset and headline metrics."""
+    with reading(ctx) as con:
+        rows = queries.runs(con, dataset)
+    emit_rows(ctx, rows, fmt, None)
+
+
+@app.command()
+@handles_errors
+def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED."""
+    with reading(ctx) as con:
+        rows = queries.claim_status(con, run)
+    emit_rows(ctx, rows, fmt, None)
+
+
+@app.command()
+@handles_errors
+def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """The run's metrics, one row each: claims per status, supported_share (citation recall), pair_precision
+    (citation precision), best_correct, recall_at_k, action_accuracy, mean_em, mean_f1, held_for_review.
+
+    A metric that does not apply to the run (no claims, no gold chunks, no responses) is empty."""
+    with reading(ctx) as con:
+        rows = queries.metrics(con, run)
+    emit_rows(ctx, rows, fmt, None)
+
+
+@app.command()
+@handles_errors
+def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Correct refusal decisions per threshold, with the questions each threshold gets wrong."""
+    with reading(ctx) as con:
+        rows = queries.sweep(con, run)
+    emit_rows(ctx, rows, fmt, None)
+
+
+@app.command()
+@handles_errors
+def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+    """Retrieval, citation and refusal scored apart for each case (hit/MISS, ok/BAD, ok/WRONG).
+
+    The table format ends with the totals (k/n per axis); csv, json and tsv print the cases only
+    (the totals are in the case_score_summary view and in `evalwh metrics`)."""
+    with reading(ctx) as con:
+        per_case, totals = queries.case_scores(con, run)
+    emit_rows(ctx, per_case, fmt, None)
+    if fmt is Format.table and totals.rows:
+        total = totals.dicts()[0]
+        sys.stdout.write(f"retrieval {total['retrieval']}  citation {total['citation']}  refusal {total['refusal']}\n")
+
+
+@app.command()
+@handles_errors
+def cases(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    output: OutputOption = None,
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format; tsv is the chapter's cases.tsv (no header).")
+    ] = Format.tsv,
+) -> None:
+    """The test cases: question id, expected behaviour, first supporting chunk id or 'none'."""
+    with reading(ctx) as con:
+        rows = queries.cases(con, run)
+    emit_rows(ctx, rows, fmt, output)
+
+
+@app.command()
+@handles_errors
+def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption = None) -> None:
+    """The chapter's evidence file: key: value lines for claims, thresholds and cases."""
+    with reading(ctx) as con:
+        lines = evidence_lines(con, run)
+    output = to_file(output)
+    if output is None:
+        write_lines(lines, sys.stdout)
+    else:
+        with atomic_output(output) as handle:
+            write_lines(lines, handle)
+        note(ctx, f"wrote {len(lines)} lines to {output}")
+
+
+@app.command()
+@handles_errors
+def diff(
+    ctx: typer.Context,
+    runs: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="[RUN_A] [RUN_B]", help="Two runs: from RUN_A to RUN_B. One run: from its baseline to it. "
+                       "None: from the latest run's baseline to it."),
+    ] = None,
+    baseline: BaselineOption = None,
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+) -> None:
+    """Metric deltas from one run to another, and the claims (matched by id) whose status changed.
+
+    Rows are kind (metric or claim), name, a, b, delta.
+    """
+    with reading(ctx) as con:
+        a, b, rows = compare.diff_runs(con, *compare.diff_pair(con, runs or [], baseline))
+    if fmt is DiffFormat.md:
+        sys.stdout.write(compare.diff_markdown(a, b, rows))
+    else:
+        emit_rows(ctx, rows, Format(fmt.value), None)
+
+
+@app.command("check")
+@handles_errors
+def check_command(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    minimum: Annotated[
+        Optional[list[str]], typer.Option("--min", metavar="METRIC=X", help="Fail when METRIC is below X.")
+    ] = None,
+    maximum: Annotated[
+        Optional[list[str]], typer.Option("--max", metavar="METRIC=X", help="Fail when METRIC is above X.")
+    ] = None,
+    max_drop: Annotated[
+        Optional[list[str]],
+        typer.Option("--max-drop", metavar="METRIC=X",
+                     help="Fail when METRIC fell by more than X since the baseline (a metric new in this run passes)."),
+    ] = None,
+    baseline: BaselineOption = None,
+    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
+) -> None:
+    """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
+
+    Metrics are those of `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision,
+    DANGLING (the count of dangling claims), best_correct.
+    """
+    conditions = [check.parse_condition("min", c) for c in minimum or []]
+    conditions += [check.parse_condition("max", c) for c in maximum or []]
+    conditions += [check.parse_condition("max-drop", c) for c in max_drop or []]
+    result = check.run_check(db_path(ctx), run, conditions, baseline, global_options(ctx).invocation)
+    writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
+    sys.stdout.write(writer[fmt](result))
+    if not result.ok:
+        typer.echo(f"evalwh: check failed: {len(result.failed)} of {len(result.outcomes)} conditions", err=True)
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
+
+
+@app.command("report")
+@handles_errors
+def report_command(
+    ctx: typer.Context,
+    run: RunOption = LATEST,
+    fmt: Annotated[
+        Optional[ReportFormat],
+        typer.Option("--format", "-f", help="html (self-contained, offline) or md; default: from the -o file's "
+                     "extension (.md, .markdown: md), else html."),
+    ] = None,
+    output: OutputOption = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Longest table in the report; the full claim table goes beside it as CSV.")
+    ] = DEFAULT_MAX_ROWS,
+    judge_tolerance: Annotated[
+        float, typer.Option("--judge-tolerance", help="Flag a judge whose disagreement rate with the hand grades exceeds this.")
+    ] = DEFAULT_JUDGE_TOLERANCE,
+    baseline: BaselineOption = None,
+    dataset: Annotated[
+        Optional[str], typer.Option("--dataset", help="Render this dataset's history page instead: every run "
+                                    "with its headline metrics, and a trend chart per metric.")
+    ] = None,
+) -> None:
+    """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
+
+    With -o, the full per-claim table is written beside the report as <name>.claims.csv.
+    """
+    output = to_file(output)
+    chosen = fmt.value if fmt is not None else report.format_for(output)
+    if dataset is not None:
+        text = report.build_history(db_path(ctx), dataset, chosen, output, global_options(ctx).invocation)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            note(ctx, f"wrote {output}")
+        return
+    text = report.build_report(db_path(ctx), run, chosen, output, max_rows, judge_tolerance, baseline,
+                               global_options(ctx).invocation)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        note(ctx, f"wrote {output} and {report.claims_csv_path(output)}")
+
+
+@app.command("views")
+@handles_errors
+def views_command(
+    dialect: Annotated[Dialect, typer.Option("--dialect", help="duckdb (as the warehouse runs them) or spark "
+                                             "(transpiled by sqlglot; needs evalwh[spark]).")] = Dialect.duckdb,
+    schema: Annotated[bool, typer.Option("--schema", help="The base tables' DDL instead (spark only).")] = False,
+) -> None:
+    """Print the DDL of every view in dependency order, each statement followed by a line holding only ';'.
+
+    Needs no warehouse. With --dialect spark each view is CREATE OR REPLACE TEMPORARY VIEW.
+    """
+    if schema and dialect is not Dialect.spark:
+        raise UsageError("--schema prints Spark's base tables; add --dialect spark")
+    if dialect is Dialect.duckdb:
+        statements = [statement for _, statement in views.view_statements()]
+    else:
+        from evalwh.spark import ddl  # sqlglot, from the spark extra
+
+        statements = ddl.spark_schema() if schema else ddl.view_statements()
+    sys.stdout.write(views.render(statements))
+
+
+@app.command("export")
+@handles_errors
+def export_command(
+    ctx: typer.Context,
+    directory: Annotated[Path, typer.Argument(help="A new (or empty) folder to write.", file_okay=False)],
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="File format of every table and view.")]
+    = ExportFormat.parquet,
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Only this run's rows (default: every run).")]
+    = None,
+) -> None:
+    """Write every base table (Hive-partitioned by run_id) and every view to DIR, with DuckDB's COPY.
+
+    Prints one row per table and view: name, kind, rows, path (relative to DIR).
+    """
+    exported = export.export_warehouse(db_path(ctx), directory, fmt.value, run, global_options(ctx).invocation)
+    emit_rows(ctx, export.exported_rows(exported), Format.table, None)
+    note(ctx, f"wrote {len(exported)} tables and views to {directory}")
+
+
+@app.command()
+@handles_errors
+def sql(
+    ctx: typer.Context,
+    statement: Annotated[str, typer.Argument(help="One SELECT (or DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).")],
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Run one read-only query against the warehouse and print its rows.
+
+    The file is opened read-only and only one SELECT-like statement or EXPLAIN is accepted: a query cannot read or write files, attach or detach databases, install or load extensions, or change settings.
+    """  # noqa: E501
+    with reading(ctx) as con:
+        try:
+            rows = queries.read_only_query(con, statement)
+        except duckdb.Error as exc:
+            raise UsageError(str(exc).splitlines()[0]) from None
+    emit_rows(ctx, rows, fmt, None)
+
+
+logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.",
+                        no_args_is_help=True)
+app.add_typer(logs_app, name="logs")
+
+
+@logs_app.command("import")
+@handles_errors
+def logs_import(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet; JSON may be gzip-compressed, day.jsonl.gz).", dir_okay=False)],
+    fmt: Annotated[
+        Optional[str],
+        typer.Option("--format", "-f", help=f"One of {', '.join(LOG_FORMATS)}; detected from the first record if omitted."),
+    ] = None,
+    skip_bad: Annotated[
+        bool, typer.Option("--skip-bad", help="Set malformed records aside in log_rejects instead of failing the batch.")
+    ] = False,
+) -> None:
+    """Append log files as one batch; requests already imported (same source and id) are skipped."""
+    result = import_logs(db_path(ctx), paths, fmt, skip_bad, global_options(ctx).invocation)
+    if result.log_batch_id is None:
+        note(ctx, f"nothing new ({result.source}): {result.skipped} requests already present; no batch recorded")
+        return
+    note(ctx, f"imported batch {result.log_batch_id} ({result.source}): {result.requests} new requests, "
+         f"{result.skipped} already present, {result.retrievals} retrievals, {result.citations} citations, "
+         f"{result.rejects} rejected")
+
+
+@logs_app.command("show")
+@handles_errors
+def logs_show(
+    ctx: typer.Context,
+    view: Annotated[LogView, typer.Argument(help="health (log_citation_health), replay (log_refusal_replay), "
+                                                 "coverage (log_chunk_coverage) or daily (log_daily).")],
+    run: RunOption = LATEST,
+    fmt: FormatOption = Format.table,
+) -> None:
+    """Production logs joined with a run: the run picks the chunk store and the thresholds."""
+    with reading(ctx) as con:
+        rows = queries.log_view(con, view.value, run)
+    emit_rows(ctx, rows, fmt, None)
+
+
+@logs_app.command("batches")
+@handles_errors
+def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
+    """List the imported log batches, oldest first."""
+    with reading(ctx) as con:
+        rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at, log_batch_id")
+    emit_rows(ctx, rows, fmt, None)
+
+
+def main() -> None:
+    """Console-script entry point: what escapes every command's handler (a bug) is one line and exit 70."""
+    try:
+        app()
+    except Exception as exc:
+        sys.exit(int(crash(exc)))

@@ -1,0 +1,118 @@
+"""The options many commands share, and the global options of one command line as one object.
+
+``--run``, ``--baseline``, ``-f/--format`` (always the output format) and ``-o/--output`` mean the same
+in every command that takes them. ``GlobalOptions`` holds what ``--db``, ``--wait``, ``--safe-csv``
+and ``--quiet`` said; each command reads it from its Typer context and hands the library an
+``Invocation`` built from it, rather than setting module-level switches.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from evalwh.app.diagnostics import notice
+from evalwh.invocation import Invocation
+from evalwh.output.rows import Format
+
+DEFAULT_DB = Path("evalwh.duckdb")
+
+
+@dataclass(frozen=True)
+class GlobalOptions:
+    """The global options of one command line."""
+
+    db: Path = DEFAULT_DB
+    wait: float = 30.0
+    safe_csv: bool = False
+    quiet: bool = False
+
+    def note(self, message: str) -> None:
+        """A message for the person at the terminal (stderr, so stdout stays data); none with --quiet."""
+        if not self.quiet:
+            notice(message)
+
+    @property
+    def invocation(self) -> Invocation:
+        """What the library may do in this command: wait --wait seconds, tell the person, draw bars on a
+        terminal (never when stderr is piped or captured, nor with --quiet)."""
+        return Invocation(wait=self.wait, notify=self.note, progress=sys.stderr.isatty() and not self.quiet)
+
+
+def global_options(ctx: typer.Context) -> GlobalOptions:
+    """The global options of the command line ``ctx`` belongs to."""
+    found = ctx.find_object(GlobalOptions)
+    return found if found is not None else GlobalOptions()
+
+
+RunOption = Annotated[
+    str, typer.Option("--run", "-r", help="Run id, or 'latest' for the most recently created run.")
+]
+BaselineOption = Annotated[
+    Optional[str],
+    typer.Option("--baseline", "-b", metavar="RUN",
+                 help="The run to compare with (default: the previous run of the same dataset)."),
+]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+OutputOption = Annotated[
+    Optional[Path],
+    typer.Option("--output", "-o", help="Write to this file (whole or not at all) instead of stdout; - is stdout.",
+                 dir_okay=False),
+]
+
+
+def to_file(output: Path | None) -> Path | None:
+    """The file -o names, or None for stdout (no -o, or -o -)."""
+    return None if output is None or str(output) == "-" else output
+
+
+class DiffFormat(str, Enum):
+    """Diff output formats."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    md = "md"
+
+
+class CheckFormat(str, Enum):
+    """Check output formats."""
+
+    text = "text"
+    json = "json"
+    md = "md"
+
+
+class ReportFormat(str, Enum):
+    """Report formats."""
+
+    html = "html"
+    md = "md"
+
+
+class Dialect(str, Enum):
+    """SQL dialects of `evalwh views`."""
+
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+class ExportFormat(str, Enum):
+    """Export file formats."""
+
+    parquet = "parquet"
+    csv = "csv"
+
+
+class LogView(str, Enum):
+    """The production-log views `evalwh logs show` prints."""
+
+    health = "health"
+    replay = "replay"
+    coverage = "coverage"
+    daily = "daily"

@@ -1,0 +1,157 @@
+"""The CI gate: conditions on a run's metrics, each checked and reported.
+
+``--min NAME=X`` needs the metric at least X, ``--max NAME=X`` at most X, and
+``--max-drop NAME=X`` needs it to get worse by at most X since the baseline: fall, or rise
+for a metric where lower is better (``directions``).
+Metric names are those of run_metrics_long, in any case (``DANGLING`` is the
+dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
+0.625 - 0.575 passes ``--max-drop ...=0.05``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from evalwh.errors import UsageError, closest
+from evalwh.history.materialize import metric_values
+from evalwh.invocation import QUIET, Invocation
+from evalwh.output.templates import fmt_number, render
+from evalwh.vocabulary import LOG_METRICS, verdict, worsening
+from evalwh.warehouse.connection import open_warehouse
+from evalwh.warehouse.runs import baseline_run, resolve_run
+
+TOLERANCE = 1e-9
+OPERATORS = {"min": ">=", "max": "<=", "max-drop": "drop <="}
+
+
+@dataclass(frozen=True)
+class Condition:
+    kind: str       # min | max | max-drop
+    metric: str
+    limit: float
+
+    def __str__(self) -> str:
+        return f"{self.metric} {OPERATORS[self.kind]} {fmt_number(self.limit)}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    condition: str
+    kind: str
+    metric: str
+    limit: float
+    actual: float | None
+    previous: float | None
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    run_id: str
+    previous_run: str | None
+    outcomes: list[Outcome]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+
+PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_condition(kind: str, text: str) -> Condition:
+    """``supported_share=0.8`` -> Condition; a malformed one is a UsageError."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise UsageError(f"--{kind} {text!r}: expected METRIC=NUMBER, for example supported_share=0.8")
+    # a plain decimal number only: float() would also take 1_0 (ten), nan and infinity
+    if not PLAIN_NUMBER.fullmatch(value.strip()):
+        raise UsageError(f"--{kind} {text!r}: {value.strip()!r} is not a number (write a plain decimal such as 0.8)")
+    limit = float(value)
+    if limit in (float("inf"), float("-inf")):
+        raise UsageError(f"--{kind} {text!r}: the limit must be a finite number")
+    return Condition(kind, name.strip().lower(), limit)
+
+
+def evaluate(condition: Condition, now: dict[str, float | None], before: dict[str, float | None] | None) -> Outcome:
+    """Check one condition against the run's metrics (and the previous run's for max-drop).
+
+    A production-log metric of a run no log joins with has no data: the condition fails and says so.
+    """
+    if condition.metric not in now:
+        return Outcome(str(condition), condition.kind, condition.metric, condition.limit, None, None, False,
+                       "no data: no production log has been imported (evalwh logs import)")
+    actual = now[condition.metric]
+    previous = before.get(condition.metric) if before is not None else None
+    if condition.kind == "max-drop":
+        if before is None:
+            return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
+                           "no baseline: no earlier run of this dataset")
+        if actual is not None and previous is None:  # the baseline has no such figure: nothing dropped
+            return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
+                           f"new: the baseline has no {condition.metric}; is {fmt_number(actual)}")
+        if actual is None:
+            return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, False,
+                           "undefined for this run")
+        drop = worsening(condition.metric, previous, actual)  # a rise, for a metric where lower is better
+        ok = drop <= condition.limit + TOLERANCE
+        change = verdict(condition.metric, actual - previous)
+        detail = f"{fmt_number(previous)} -> {fmt_number(actual)}, drop {fmt_number(drop)}" + \
+            (f" ({change})" if change and change != "same" else "")
+        return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, ok, detail)
+    if actual is None:
+        return Outcome(str(condition), condition.kind, condition.metric, condition.limit, None, previous, False,
+                       "undefined for this run")
+    ok = actual >= condition.limit - TOLERANCE if condition.kind == "min" else actual <= condition.limit + TOLERANCE
+    return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, ok,
+                   f"is {fmt_number(actual)}")
+
+
+def run_check(
+    db: Path, run: str, conditions: list[Condition], baseline: str | None = None, invocation: Invocation = QUIET,
+) -> CheckResult:
+    """Evaluate every condition on ``run``; ``--max-drop`` compares with ``baseline`` (default: the previous
+    run of the run's dataset). Unknown metric names are a UsageError."""
+    if not conditions:
+        raise UsageError("give at least one condition: --min, --max or --max-drop METRIC=NUMBER")
+    with open_warehouse(db, invocation=invocation) as con:
+        run_id = resolve_run(con, run)
+        now = metric_values(con, run_id)
+        unknown = [c for c in conditions if c.metric not in now and c.metric not in LOG_METRICS]
+        if unknown:
+            known = list(now) + [m for m in LOG_METRICS if m not in now]
+            raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
+                             f"(metrics: {', '.join(known)})")
+        previous = baseline_run(con, run_id, baseline)
+        before = metric_values(con, previous) if previous else None
+    return CheckResult(run_id, previous, [evaluate(c, now, before) for c in conditions])
+
+
+def format_text(result: CheckResult) -> str:
+    """One line per condition, then a summary line."""
+    lines = [f"{'ok  ' if o.ok else 'FAIL'}  {o.condition}: {o.detail}" for o in result.outcomes]
+    if result.ok:
+        lines.append(f"run {result.run_id}: all {len(result.outcomes)} conditions hold")
+    else:
+        lines.append(f"run {result.run_id}: {len(result.failed)} of {len(result.outcomes)} conditions failed")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(result: CheckResult) -> str:
+    """Machine-readable result."""
+    payload = {"run_id": result.run_id, "previous_run": result.previous_run, "ok": result.ok,
+               "conditions": [asdict(o) for o in result.outcomes]}
+    return json.dumps(payload, indent=2) + "\n"
+
+
+def format_md(result: CheckResult) -> str:
+    """A pull-request comment."""
+    return render("md", "check.md.j2", r=result).rstrip("\n") + "\n"

@@ -1,0 +1,129 @@
+"""Run history: materialising the metric views, and reading a run's metrics and statuses.
+
+A load stores its run's headline metrics (run_metrics_long) in metrics_history, in a
+transaction right after the run's (``store_metrics``), so reports, ``runs`` and the CI gate
+read them instead of recomputing every view. ``materialize`` copies what is still missing into the history
+tables, in one transaction: the headline metrics of runs loaded without them (or before
+loads stored them) and every run's claim statuses (claim_status); ``full_refresh``
+recomputes all of it. Readers take a run's numbers from history when they are there and
+from the live views otherwise, so the answer is the same.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from evalwh.invocation import QUIET, Invocation
+from evalwh.output.terminal import progress
+from evalwh.warehouse.connection import open_warehouse, scalar, transaction
+
+HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
+
+
+@dataclass(frozen=True)
+class MaterializeResult:
+    """Which runs a materialize wrote."""
+
+    runs: list[str]
+    full_refresh: bool
+
+
+def store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, now: dt.datetime) -> None:
+    """Write the run's headline metrics (run_metrics_long) into metrics_history, in the caller's transaction."""
+    con.execute(
+        "INSERT INTO metrics_history SELECT run_id, position, metric, value, ? FROM run_metrics_long WHERE run_id = ?",
+        [now, run_id],
+    )
+
+
+def materialize(db: Path, *, full_refresh: bool = False, invocation: Invocation = QUIET) -> MaterializeResult:
+    """Write what history lacks, run by run: the headline metrics of runs without them and the claim
+    statuses of runs with claims and none stored (everything of every run with ``full_refresh``)."""
+    with open_warehouse(db, write=True, create=False, invocation=invocation) as con:  # nothing to materialise without a warehouse
+        with transaction(con):
+            if full_refresh:
+                for table in HISTORY_TABLES:
+                    con.execute(f"DELETE FROM {table}")
+            pending = con.execute(
+                "SELECT run_id, run_id NOT IN (SELECT run_id FROM metrics_history), "
+                "run_id NOT IN (SELECT run_id FROM claim_status_history) AND run_id IN (SELECT run_id FROM claims) "
+                "FROM runs ORDER BY created_at"
+            ).fetchall()
+            pending = [(run_id, metrics, statuses) for run_id, metrics, statuses in pending if metrics or statuses]
+            now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+            with progress("materialize", len(pending), enabled=invocation.progress) as advance:
+                for run_id, metrics, statuses in pending:
+                    if metrics:
+                        store_metrics(con, run_id, now)
+                    if statuses:
+                        con.execute(
+                            "INSERT INTO claim_status_history SELECT run_id, claim_id, ordinal, status, cited_ids, ? "
+                            "FROM claim_status WHERE run_id = ?",
+                            [now, run_id],
+                        )
+                    advance(1)
+    return MaterializeResult(runs=[run_id for run_id, _, _ in pending], full_refresh=full_refresh)
+
+
+def metrics_stored(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
+    """Whether the run's headline metrics are in metrics_history."""
+    return bool(scalar(con, "SELECT EXISTS (SELECT 1 FROM metrics_history WHERE run_id = ?)", [run_id]))
+
+
+def metric_values(con: duckdb.DuckDBPyConnection, run_id: str, logs: bool = True) -> dict[str, float | None]:
+    """The run's metrics by name, in display order: from history when stored there, else live;
+    then (unless ``logs`` is False) the production-log metrics (log_metrics), which are always live."""
+    source = "metrics_history" if metrics_stored(con, run_id) else "run_metrics_long"
+    log_rows = "UNION ALL SELECT position, metric, value FROM log_metrics WHERE run_id = $r" if logs else ""
+    rows = con.execute(
+        f"SELECT metric, value FROM (SELECT position, metric, value FROM {source} WHERE run_id = $r "
+        f"{log_rows}) ORDER BY position",
+        {"r": run_id},
+    ).fetchall()
+    return {metric: value for metric, value in rows}
+
+
+def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
+    """The table to read the run's claim statuses from (run_id, claim_id, ordinal, status, cited_ids).
+
+    A run whose statuses were materialised reads claim_status_history. Any other run's rows of the live view are computed
+    once per connection into a temporary table, since a report reads them up to three times (the
+    claims table, the claims CSV, the changes from the baseline). The table is named after the run
+    and its creation time: a run replaced later is a new run to this cache, never a stale one.
+    """
+    if scalar(con, "SELECT EXISTS (SELECT 1 FROM claim_status_history WHERE run_id = ?)", [run_id]):
+        return "claim_status_history"
+    created = scalar(con, "SELECT CAST(created_at AS VARCHAR) FROM runs WHERE run_id = ?", [run_id])
+    name = "claim_statuses_" + hashlib.sha256(f"{run_id}\t{created}".encode()).hexdigest()[:24]
+    con.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {name} AS "
+        "SELECT run_id, claim_id, ordinal, status, cited_ids FROM claim_status WHERE run_id = ?",
+        [run_id],
+    )
+    return f"temp.{name}"
+
+
+def status_changes(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> list[dict[str, str | None]]:
+    """Claims (matched by claim id) whose status differs from ``run_a`` to ``run_b``.
+
+    A claim present in one run only shows None for the other.
+    """
+    a_source = claim_statuses_source(con, run_a)
+    b_source = claim_statuses_source(con, run_b)
+    rows = con.execute(
+        f"""
+        WITH a AS (SELECT claim_id, ordinal, status FROM {a_source} WHERE run_id = ?),
+             b AS (SELECT claim_id, ordinal, status FROM {b_source} WHERE run_id = ?)
+        SELECT coalesce(b.claim_id, a.claim_id) AS claim_id, a.status AS before, b.status AS after
+        FROM a FULL OUTER JOIN b ON a.claim_id = b.claim_id
+        WHERE a.status IS DISTINCT FROM b.status
+        ORDER BY b.ordinal NULLS LAST, a.ordinal
+        """,
+        [run_a, run_b],
+    ).fetchall()
+    return [{"claim_id": claim_id, "before": before, "after": after} for claim_id, before, after in rows]

@@ -1,0 +1,12 @@
+"""A run from files to base tables: find and read every input file, validate all of it, write it in one transaction.
+
+Lives here: ``load`` (the run's write), ``sources`` (one file into a staging table, any format),
+``validate`` (every rule a run's files must meet), ``encoding`` and ``locate`` (UTF-8 checks and the
+file line of a bad row), ``run_toml`` (a run's settings), ``retrieval`` (the built-in retriever).
+May import: ``evalwh.errors``, ``sqltext``, ``invocation``, ``vocabulary``, ``evalwh.text``,
+``evalwh.output`` (progress), ``evalwh.warehouse``, ``evalwh.history`` (the metrics stored at load).
+"""
+
+from evalwh.loader.load import LoadResult, load_run
+
+__all__ = ["LoadResult", "load_run"]

@@ -1,0 +1,374 @@
+"""A run's report: gather what the views say about one run, then render HTML or Markdown.
+
+Gathering reads only capped slices of the big tables (failing claims first), so
+a run of 100,000 claims still gives a short page; the full per-claim table is
+written beside the report as CSV.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from evalwh.errors import UsageError
+from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
+from evalwh.report.highlight import segments
+from evalwh.vocabulary import (
+    EXPECTED_ACTIONS,
+    FAILING_FIRST,
+    HEADLINE,
+    LOG_HEALTH,
+    OBSERVED_ACTIONS,
+    STATUSES,
+    verdict,
+)
+from evalwh.warehouse.connection import one, scalar
+from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run
+
+DEFAULT_MAX_ROWS = 200
+
+# What the checks prove and what they leave open, shown in every report.
+LEAVES_OPEN: tuple[str, ...] = (
+    "A citation is checked as a pointer: the cited chunk id must exist in the run's chunk store (else DANGLING).",
+    "The claim's quote must appear word for word, after normalising case and punctuation, in a cited chunk "
+    "(else UNSUPPORTED).",
+    "Every run of digits in the claim must be among the quote's digit runs (else NUMBER_MISMATCH).",
+    "SUPPORTED means only that the quote is in the cited chunk and the claim's numbers are in the quote. It does "
+    "not mean the claim says nothing beyond its quote: the chapter's claim c8 adds \"checked weekly\" to a quote "
+    "about the VPN and still passes. A person or a separate evaluation step has to read a sample.",
+    "The refusal sweep scores one signal, the best chunk's word-overlap score. A threshold trades answerable "
+    "questions wrongly refused against unanswerable ones wrongly answered; no threshold need get every question right.",
+)
+
+
+@dataclass
+class Metric:
+    name: str
+    value: float | None
+    previous: float | None
+    delta: float | None
+    verdict: str = ""  # better, worse, same or "" (directions.verdict)
+
+
+@dataclass
+class Trend:
+    """One metric over the runs of a dataset, oldest first, ending with the reported run."""
+
+    metric: str
+    points: list[tuple[str, float]]
+
+    # the plot area of the chart, in SVG units
+    WIDTH = 300
+    HEIGHT = 110
+
+    @property
+    def low(self) -> float:
+        """The bottom of the value axis: 0 unless a value is negative."""
+        return min(0.0, *(v for _, v in self.points))
+
+    @property
+    def high(self) -> float:
+        """The top of the value axis: 1 for shares, else the largest value (never equal to the bottom)."""
+        top = max(v for _, v in self.points)
+        return 1.0 if 0 <= top <= 1 and self.low >= 0 else (top if top > self.low else self.low + 1)
+
+    def coords(self) -> list[tuple[float, float, str, float]]:
+        """(x, y, run id, value) of each point, x from the oldest run to the newest, y up from the bottom."""
+        n = len(self.points)
+        span = self.high - self.low
+        return [(round(self.WIDTH * (i / (n - 1) if n > 1 else 0.5), 1),
+                 round(self.HEIGHT * (1 - (v - self.low) / span), 1), run_id, v)
+                for i, (run_id, v) in enumerate(self.points)]
+
+
+@dataclass
+class Capped:
+    """The first rows of a longer list, and how many were left out."""
+
+    rows: list[Any]
+    total: int
+
+    @property
+    def left_out(self) -> int:
+        return self.total - len(self.rows)
+
+
+@dataclass
+class ReportData:
+    run: dict[str, Any]
+    previous: str | None
+    metrics: list[Metric]
+    status_counts: list[tuple[str, int]]
+    claims: Capped
+    sweep: list[dict[str, Any]]
+    cases: Capped
+    changes: Capped
+    claims_csv: str | None = None
+    headline: list[Metric] | None = None
+    summary: str = ""
+    trends: list[Trend] | None = None
+    retrieve_read: dict[str, Any] | None = None
+    axes: dict[str, Any] | None = None
+    production: dict[str, Any] | None = None
+
+
+def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    rel = con.execute(sql, params)
+    names = [d[0] for d in rel.description]
+    return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
+
+
+def _metrics(now: dict[str, float | None], before: dict[str, float | None]) -> list[Metric]:
+    """The run's metrics (``now``) beside the baseline's (``before``; empty without one)."""
+    out = []
+    for name, value in now.items():
+        old = before.get(name)
+        if value is None and old is None:
+            continue  # the metric does not apply to these runs
+        delta = value - old if value is not None and old is not None else None
+        out.append(Metric(name, value, old, delta, verdict(name, delta)))
+    return out
+
+
+def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str]) -> list[Trend]:
+    """Each named metric over ``run_ids``, from each run's metric values (runs where it is undefined are
+    skipped, and so are metrics no run has)."""
+    out = []
+    for name in names:
+        points = [(run_id, values[run_id][name]) for run_id in run_ids if values[run_id].get(name) is not None]
+        if points:
+            out.append(Trend(name, points))
+    return out
+
+
+def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric], claims: int,
+                 supported: int) -> str:
+    """One sentence a reader can stop at: what the run holds and how it moved against its baseline."""
+    parts = [f"Run {run['run_id']} of dataset {run['dataset']}"]
+    if claims:
+        parts.append(f"{supported} of {claims} claims supported")
+    if previous is None:
+        parts.append("no earlier run of this dataset to compare with")
+    else:
+        better = sum(m.verdict == "better" for m in metrics)
+        worse = sum(m.verdict == "worse" for m in metrics)
+        parts.append(f"against {previous}: {better} metrics better, {worse} worse")
+    return "; ".join(parts) + "."
+
+
+def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
+    total = scalar(con, f"SELECT count(*) FROM {source} WHERE run_id = ?", [run_id])
+    rows = _dicts(
+        con,
+        f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote, c.quote_norm "
+        f"FROM {source} AS s JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
+        f"WHERE s.run_id = ? ORDER BY {FAILING_FIRST}, s.ordinal LIMIT ?",
+        [run_id, limit],
+    )
+    if rows:
+        pairs = _dicts(
+            con,
+            "SELECT p.claim_id, p.ordinal, p.chunk_id, p.chunk_exists, p.quote_found, ch.text "
+            "FROM citation_pairs AS p LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id "
+            "WHERE p.run_id = ? AND p.claim_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY p.claim_id, p.ordinal",
+            [run_id, [r["claim_id"] for r in rows]],
+        )
+        by_claim: dict[str, list[dict[str, Any]]] = {}
+        for pair in pairs:
+            by_claim.setdefault(pair["claim_id"], []).append(pair)
+        for row in rows:
+            row["citations"] = [
+                {
+                    "chunk_id": p["chunk_id"],
+                    "exists": p["chunk_exists"],
+                    "quote_found": p["quote_found"],
+                    "segments": segments(p["text"], row["quote_norm"]) if p["quote_found"] else [(p["text"] or "", False)],
+                }
+                for p in by_claim.get(row["claim_id"], [])
+            ]
+    return Capped(rows, total)
+
+
+def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
+    """Retrieval and reader sections; None when the run has neither gold chunks nor responses to judge."""
+    counts = one(
+        con,
+        "SELECT (SELECT count(*) FROM questions WHERE run_id = $r AND gold_chunk_id IS NOT NULL), "
+        "(SELECT count(*) FROM responses WHERE run_id = $r)",
+        {"r": run_id},
+    )
+    if not any(counts):
+        return None
+    settings = _dicts(con, "SELECT * FROM run_settings WHERE run_id = ?", [run_id])[0]
+    questions_total = scalar(con, "SELECT count(*) FROM questions WHERE run_id = ?", [run_id])
+    per_question = _dicts(
+        con,
+        """
+        SELECT q.question_id, q.expected, e.gold_chunk_id, e.label, g.shared_words, o.action, qo.outcome,
+               a.exact_match, a.f1, s.failed_checks
+        FROM questions AS q
+        JOIN retrieval_eval AS e ON e.run_id = q.run_id AND e.question_id = q.question_id
+        LEFT JOIN gold_overlap AS g ON g.run_id = q.run_id AND g.question_id = q.question_id
+        LEFT JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
+        LEFT JOIN question_outcomes AS qo ON qo.run_id = q.run_id AND qo.question_id = q.question_id
+        LEFT JOIN answer_scores AS a ON a.run_id = q.run_id AND a.question_id = q.question_id
+        LEFT JOIN support_screen AS s ON s.run_id = q.run_id AND s.question_id = q.question_id
+        WHERE q.run_id = ?
+        ORDER BY CASE WHEN s.held_for_review OR qo.outcome <> 'correct action' OR e.recall_at_k = 0 THEN 0 ELSE 1 END,
+                 q.ordinal
+        LIMIT ?
+        """,
+        [run_id, limit],
+    )
+    confusion = {(e, o): n for e, o, n in con.execute(
+        "SELECT expected, observed, n FROM action_confusion WHERE run_id = ?", [run_id]).fetchall()}
+    policies = _dicts(con, "SELECT policy, exact_matches, total, missed FROM policy_baselines WHERE run_id = ? "
+                           "ORDER BY position", [run_id])
+    return {
+        "settings": settings,
+        "questions": Capped(per_question, questions_total),
+        "confusion": confusion,
+        "expected_actions": EXPECTED_ACTIONS,
+        "observed_actions": OBSERVED_ACTIONS,
+        "policies": policies,
+        "responses": counts[1],
+    }
+
+
+DEFAULT_JUDGE_TOLERANCE = 0.1
+
+
+def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: float) -> dict[str, Any] | None:
+    """Three-axis case scores, refusal use, bracket citation checks and grader agreement, where present."""
+    summary = _dicts(con, "SELECT * FROM case_score_summary WHERE run_id = ?", [run_id])
+    graders = _dicts(con, "SELECT judge, items, disagreements, disagreement_rate, disagreed_items "
+                          "FROM grader_agreement WHERE run_id = ? ORDER BY judge", [run_id])
+    if not summary and not graders:
+        return None
+    cases_ = _dicts(
+        con,
+        "SELECT question_id, expected_chunk, retrieved_ids, cited_ids, retrieval, citation, refusal, "
+        "NOT retrieval_ok AND citation_ok AS faithful_miss FROM case_scores WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+        [run_id, limit],
+    )
+    refusals = _dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
+    checks_total = scalar(con, "SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id])
+    checks = _dicts(
+        con,
+        "SELECT question_id, passages, invalid_citations, sentences_without_citation, ok FROM answer_citation_check "
+        "WHERE run_id = ? ORDER BY ok, question_id LIMIT ?",
+        [run_id, limit],
+    )
+    for g in graders:
+        g["over_tolerance"] = g["disagreement_rate"] is not None and g["disagreement_rate"] > tolerance
+    return {
+        "summary": summary[0] if summary else None,
+        "cases": Capped(cases_, summary[0]["cases"] if summary else 0),
+        "refusals": refusals[0] if refusals else None,
+        "checks": Capped(checks, checks_total),
+        "graders": graders,
+        "tolerance": tolerance,
+    }
+
+
+def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict[str, Any] | None:
+    """Production logs joined with the run; None when no log was imported."""
+    if scalar(con, "SELECT count(*) FROM log_requests") == 0:
+        return None
+    health = dict(con.execute("SELECT status, count(*) FROM log_citation_health WHERE run_id = ? GROUP BY status",
+                              [run_id]).fetchall())
+    problems_total = scalar(con, "SELECT count(*) FROM log_citation_health WHERE run_id = ? "
+                                 "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id])
+    return {
+        "daily": _dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
+                             "FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
+        "replay": _dicts(con, "SELECT threshold, requests, would_refuse, refused_in_production FROM log_refusal_replay "
+                              "WHERE run_id = ? ORDER BY threshold", [run_id]),
+        "health": [(s, int(health.get(s, 0))) for s in LOG_HEALTH],
+        "problems": Capped(_dicts(
+            con,
+            "SELECT h.source, h.request_id, h.position, h.chunk_id, h.status, h.resolution, c.quote "
+            "FROM log_citation_health AS h JOIN log_citations AS c USING (source, request_id, position) "
+            "WHERE h.run_id = ? AND h.status IN ('DANGLING', 'UNSUPPORTED') ORDER BY h.ts DESC, h.request_id LIMIT ?",
+            [run_id, limit]), problems_total),
+        "uncovered": _dicts(con, "SELECT chunk_id, retrieved_count, cited_count, chunk_exists FROM log_chunk_coverage "
+                                 "WHERE run_id = ? AND NOT covered_by_case "
+                                 "ORDER BY retrieved_count + cited_count DESC, chunk_id LIMIT ?", [run_id, limit]),
+    }
+
+
+def gather(
+    con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
+) -> ReportData:
+    """Everything the report shows about ``run`` (a run id or ``latest``), compared with ``baseline``
+    (default: the previous run of its dataset)."""
+    run_id = resolve_run(con, run)
+    info = _dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
+                  [run_id])[0]
+    info["params"] = json.loads(info["params"])
+    previous = baseline_run(con, run_id, baseline)
+    source = claim_statuses_source(con, run_id)
+    history = dataset_runs(con, info["dataset"], run_id)
+    # each run's metrics are read once (live, they cost a pass over its claims): the run, its baseline, its trend
+    values = {r: metric_values(con, r) for r in dict.fromkeys([run_id, *([previous] if previous else []), *history])}
+    counts = {status: int(values[run_id][status.lower()] or 0) for status in STATUSES}  # claims per status
+    sweep = _dicts(
+        con,
+        "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered FROM threshold_sweep "
+        "WHERE run_id = ? ORDER BY threshold",
+        [run_id],
+    )
+    # cases has one row per question: their number is the run's `questions` metric (counting the view's
+    # rows would run its gold search once more)
+    cases_total = int(values[run_id]["questions"] or 0)
+    cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+                   [run_id, max_rows])
+    changes = status_changes(con, previous, run_id) if previous else []
+    metrics = _metrics(values[run_id], values[previous] if previous else {})
+    headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
+    return ReportData(
+        run=info,
+        previous=previous,
+        metrics=metrics,
+        headline=headline,
+        summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"]),
+        trends=trends({r: values[r] for r in history}, history, [m.name for m in headline]),
+        status_counts=[(s, counts[s]) for s in STATUSES],
+        claims=_claims(con, run_id, source, max_rows),
+        sweep=sweep,
+        cases=Capped(cases, cases_total),
+        changes=Capped(changes[:max_rows], len(changes)),
+        retrieve_read=_retrieve_read(con, run_id, max_rows),
+        axes=_axes(con, run_id, max_rows, judge_tolerance),
+        production=_production(con, run_id, max_rows),
+    )
+
+
+@dataclass
+class History:
+    """A dataset's runs, oldest first, with their headline metrics, and a trend per headline metric."""
+
+    dataset: str
+    columns: list[str]
+    runs: list[dict[str, Any]]
+    trends: list[Trend]
+
+
+def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
+    run_rows = _dicts(con, "SELECT run_id, created_at, label FROM runs WHERE dataset = ? ORDER BY created_at",
+                      [dataset])
+    if not run_rows:
+        known = [r[0] for r in con.execute("SELECT DISTINCT dataset FROM runs ORDER BY 1").fetchall()]
+        raise UsageError(f"no dataset named {dataset!r} (datasets: {', '.join(map(str, known)) or 'none'})")
+    values = {r["run_id"]: metric_values(con, r["run_id"]) for r in run_rows}
+    columns = [name for name in HEADLINE if any(values[r["run_id"]].get(name) is not None for r in run_rows)]
+    for row in run_rows:
+        row["metrics"] = [values[row["run_id"]].get(name) for name in columns]
+    recent = [r["run_id"] for r in run_rows][-TREND_RUNS:]
+    return History(dataset, columns, run_rows, trends(values, recent, columns))
+
+

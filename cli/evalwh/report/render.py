@@ -1,0 +1,142 @@
+"""A run's report written out: HTML or Markdown from what ``evalwh.report.gather`` read, and the claim table beside it.
+
+The warehouse is open only while the report's rows are read; rendering happens after. A Markdown
+report is cut to fit GitHub's comment limit, saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+
+from evalwh.errors import UsageError
+from evalwh.history.materialize import claim_statuses_source
+from evalwh.invocation import QUIET, Invocation
+from evalwh.output.files import atomic_output
+from evalwh.output.rowfiles import copy_query
+from evalwh.output.rows import Format
+from evalwh.output.templates import render
+from evalwh.output.terminal import progress
+from evalwh.report.gather import (
+    DEFAULT_JUDGE_TOLERANCE,
+    DEFAULT_MAX_ROWS,
+    LEAVES_OPEN,
+    Capped,
+    ReportData,
+    gather,
+    gather_history,
+)
+from evalwh.vocabulary import FAILING_FIRST, STATUSES
+from evalwh.warehouse.connection import limit_memory, open_warehouse
+
+FORMATS = {"html": "report.html.j2", "md": "report.md.j2"}
+
+
+HISTORY_FORMATS = {"html": "history.html.j2", "md": "history.md.j2"}
+
+
+def write_claims_csv(con: duckdb.DuckDBPyConnection, run_id: str, path: Path) -> None:
+    """The full per-claim table of a run, failing claims first; a file for spreadsheets, so text that
+    would run as a formula is prefixed with '."""
+    source = claim_statuses_source(con, run_id)
+    copy_query(
+        con,
+        f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote FROM {source} AS s "
+        "JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
+        f"WHERE s.run_id = ? ORDER BY {FAILING_FIRST}, s.ordinal",
+        [run_id], Format.csv, path, safe_csv=True,
+    )
+
+
+# GitHub refuses a comment (and a step summary) longer than this many characters
+MARKDOWN_LIMIT = 65_536
+
+
+def _capped(data: ReportData, rows: int) -> ReportData:
+    """The same report with every table cut to ``rows`` rows (the totals, and so the notes, unchanged)."""
+    def cut(capped: Capped) -> Capped:
+        return Capped(capped.rows[:rows], capped.total)
+
+    trimmed = replace(data, claims=cut(data.claims), cases=cut(data.cases), changes=cut(data.changes))
+    if data.retrieve_read:
+        trimmed.retrieve_read = {**data.retrieve_read, "questions": cut(data.retrieve_read["questions"])}
+    if data.axes:
+        trimmed.axes = {**data.axes, "cases": cut(data.axes["cases"]), "checks": cut(data.axes["checks"])}
+    if data.production:
+        trimmed.production = {**data.production, "problems": cut(data.production["problems"]),
+                              "daily": data.production["daily"][:rows], "uncovered": data.production["uncovered"][:rows]}
+    return trimmed
+
+
+def within_comment_limit(text: str, data: ReportData, max_rows: int) -> str:
+    """The Markdown report, its tables cut shorter until it fits GitHub's comment limit, saying so."""
+    rows = max_rows
+    while len(text) > MARKDOWN_LIMIT and rows > 1:
+        rows = max(1, rows // 2)
+        note = (f"*Tables are cut to {rows} rows to stay within GitHub's {MARKDOWN_LIMIT:,}-character comment "
+                f"limit{'; the full claim table is in ' + data.claims_csv if data.claims_csv else ''}.*\n\n")
+        body = render("md", FORMATS["md"], r=_capped(data, rows), statuses=STATUSES, leaves_open=LEAVES_OPEN)
+        title, _, rest = body.partition("\n\n")
+        text = f"{title}\n\n{note}{rest}".rstrip("\n") + "\n"
+    return text
+
+
+def format_for(output: Path | None) -> str:
+    """The report format an output file's extension asks for: md for .md and .markdown, else html."""
+    return "md" if output is not None and output.suffix.lower() in (".md", ".markdown") else "html"
+
+
+def claims_csv_path(output: Path) -> Path:
+    """Where the full claim table goes beside a report: ``report.html`` -> ``report.claims.csv``."""
+    return output.with_name(output.stem + ".claims.csv")
+
+
+def build_report(
+    db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
+    invocation: Invocation = QUIET,
+) -> str:
+    """Render the report of ``run``; with ``output``, write it and the claims CSV beside it.
+
+    Returns the rendered text.
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(FORMATS)})")
+    if max_rows < 1:
+        raise UsageError("--max-rows must be at least 1")
+    if not 0 <= judge_tolerance <= 1:
+        raise UsageError("--judge-tolerance must be between 0 and 1")
+    with progress("report", 3, enabled=invocation.progress) as advance:
+        # the warehouse is open only while the report's rows are read; rendering happens after
+        with open_warehouse(db, invocation=invocation) as con:
+            limit_memory(con)  # a report computes many views of the run: past the cap, DuckDB spills
+            data = gather(con, run, max_rows, judge_tolerance, baseline)
+            advance(1)
+            if output is not None:
+                csv_path = claims_csv_path(output)
+                write_claims_csv(con, data.run["run_id"], csv_path)
+                data.claims_csv = csv_path.name
+        advance(1)
+        text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN).rstrip("\n") + "\n"
+        if fmt == "md":
+            text = within_comment_limit(text, data, max_rows)
+        if output is not None:
+            with atomic_output(output) as handle:
+                handle.write(text)
+        advance(1)
+    return text
+
+
+def build_history(db: Path, dataset: str, fmt: str, output: Path | None, invocation: Invocation = QUIET) -> str:
+    """Render the history page of ``dataset``: every run with its headline metrics, and their trends."""
+    if fmt not in HISTORY_FORMATS:
+        raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(HISTORY_FORMATS)})")
+    with open_warehouse(db, invocation=invocation) as con:
+        history = gather_history(con, dataset)
+    text = render(fmt, HISTORY_FORMATS[fmt], h=history).rstrip("\n") + "\n"
+    if output is not None:
+        with atomic_output(output) as handle:
+            handle.write(text)
+    return text

@@ -1,0 +1,107 @@
+"""The chapter's text functions as native DuckDB SQL, with Python's meaning.
+
+``textnorm`` holds the reference semantics (Python's ``lower()`` and ``re``).
+Calling it once per row through a Python UDF is what made loads slow, so the
+loader uses the SQL macros defined here instead, wherever SQL can give the
+identical result:
+
+- ``words``: DuckDB's ``lower()`` agrees with Python's on every code point once
+  ``İ`` (U+0130) is first rewritten to Python's ``i`` + U+0307; the one other
+  difference is Python's context-dependent final sigma, which only the unicode
+  terms can see, so a text holding a capital sigma is left to the Python UDF.
+- ``\\d``, ``\\s`` and ``[^\\W_]`` (letters and digits) are Unicode classes whose
+  tables differ between Python and RE2 releases, so the RE2 classes are built
+  here from this Python's own ``re``: a character is in the class exactly when
+  Python's pattern matches it.
+- RE2 has no look-behind; ``numbers`` consumes the one character before a digit
+  run instead (then drops it), which gives the same runs because a digit run is maximal.
+
+tests/test_native_text.py runs every code point, and pairs of the characters where
+the engines could disagree, through both. The macros live on the loading
+connection only: no view calls them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import duckdb
+
+from evalwh.sqltext import sql_literal
+from evalwh.text.unicodeclasses import spans
+
+WORD_REGEX = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+# Python's lower() turns U+0130 into "i" + U+0307; DuckDB's into "i" alone
+DOTTED_CAPITAL_I = "\u0130"
+PYTHON_LOWER_DOTTED_I = "i\u0307"
+CAPITAL_SIGMA = "\u03a3"
+
+
+@lru_cache(maxsize=None)
+def re2_class(python_pattern: str, negate: bool = False) -> str:
+    """An RE2 character class matching exactly the characters Python's one-character ``python_pattern`` matches."""
+    parts = [f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}"
+             for first, last in spans(python_pattern)]
+    return ("[^" if negate else "[") + "".join(parts) + "]"
+
+
+@lru_cache(maxsize=1)
+def macro_definitions() -> dict[str, str]:
+    """Macro name -> ``(t) AS <expression>`` for each native text function."""
+    digit = re2_class(r"\d")
+    alnum = re2_class(r"[^\W_]")
+    not_alnum = re2_class(r"[^\W_]", negate=True)
+    space = re2_class(r"\s")
+    not_space = re2_class(r"\s", negate=True)
+    spaces = "".join(chr(c) for first, last in spans(r"\s") for c in range(first, last + 1))  # what strip() removes
+    first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
+    return {
+        # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
+        # a word, so each such character (but the space) is first made a space: the words stay the same, and
+        # are those of the text's space-separated pieces in turn. Without a hyphen a piece is one word whole;
+        # RE2 extracts the words only from the pieces with a hyphen (a match extraction per word is costly)
+        "native_words": (
+            f"(t) AS list_transform([regexp_replace(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
+            f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), '[^a-z0-9 -]', ' ', 'g')], lambda x: CASE "
+            "WHEN NOT contains(x, '-') THEN list_filter(string_split(x, ' '), lambda p: p <> '') "
+            "ELSE flatten(list_transform(list_filter(string_split(x, ' '), lambda p: p <> ''), lambda p: CASE "
+            f"WHEN contains(p, '-') THEN regexp_extract_all(p, {sql_literal(WORD_REGEX)}) ELSE [p] END)) END)[1]"
+        ),
+        # norm(t) from its words: joined by single spaces
+        "native_join": "(w) AS array_to_string(w, ' ')",
+        # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a
+        # capital sigma by its context (final sigma), which DuckDB does not: such texts go to the Python UDF
+        # terms, which the connection must have registered (evalwh.textnorm.register_udfs)
+        "native_uterms": f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
+                         f"ELSE regexp_extract_all(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
+                         f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), {sql_literal(alnum + '(?:' + alnum + '|-)*')}) END",
+        # terms(t, 'unicode') given w = words(t): on ASCII text without a hyphen the two tokenizers agree
+        # (runs of [a-z0-9] after lower()), so w is reused and the unicode regex runs only where they may not
+        "native_uterms_given": "(t, w) AS CASE WHEN strlen(t) = length(t) AND NOT contains(t, '-') THEN w "
+                               "ELSE native_uterms(t) END",
+        # digit_runs(t): Python's \d+
+        "native_digit_runs": f"(t) AS regexp_extract_all(t, {sql_literal(digit + '+')})",
+        # numbers(t): Python's (?<![^\W_])\d+. Each match is a digit run at the start or one character that is
+        # no letter or digit and then a digit run; that character is dropped (whole matches only: a capture
+        # group over these large classes costs RE2 twice the time)
+        "native_numbers": (
+            f"(t) AS list_transform(regexp_extract_all(t, {sql_literal('(?:^|' + not_alnum + ')' + digit + '+')}), "
+            f"lambda m: CASE WHEN regexp_full_match(m, {sql_literal(digit + '+')}) THEN m ELSE substr(m, 2) END)"
+        ),
+        # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
+        # The regex's match starts at the first character that is no white space and ends at the first such
+        # mark (plus the white space after it, dropped here); no mark: the whole text, stripped. Only the
+        # whole match is taken (a capture group would make RE2 re-scan the text), and the slow trim by a list of
+        # white space serves only texts without a mark
+        "native_first_sentence": (
+            f"(t) AS list_transform([regexp_extract(t, {sql_literal(first_mark)})], lambda m: CASE "
+            f"WHEN m = '' THEN trim(t, {sql_literal(spaces)}) WHEN right(m, 1) IN ('.', '!', '?') THEN m "
+            "ELSE substr(m, 1, length(m) - 1) END)[1]"
+        ),
+    }
+
+
+def register_native_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Define the native text macros as temporary macros of ``con`` (the loading connection)."""
+    for name, body in macro_definitions().items():
+        con.execute(f"CREATE OR REPLACE TEMP MACRO {name}{body}")

@@ -1,0 +1,96 @@
+"""Strict parsing of a reader's two-line output, run once per response at load time.
+
+After trimming, an output must be exactly ``Answer: <text>`` then
+``Sources: <ids>``; anything else is a parse failure and the output is kept as
+it was. The views decide the action (answer, refuse, flag_premise) from the
+parsed answer and the run's markers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import duckdb
+from duckdb.func import FunctionNullHandling
+from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
+
+from evalwh.text.textnorm import numbers
+
+MARKER = re.compile(r"\[(\d+)\]")
+SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+# the method's strict form of a trimmed output: one space after each colon; \n or \r\n between the lines
+TWO_LINES = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
+NO_SOURCES = "none"
+
+
+def parse_output(output: str) -> dict[str, object]:
+    """``{"parse_ok", "answer", "sources"}``; a failure has parse_ok False, answer None and no sources.
+
+    The output, stripped, must match TWO_LINES. The answer is squished (runs of white space to one
+    space, trimmed) and must not be empty. Sources split on commas, each trimmed, empty items dropped;
+    ``none`` in any case, alone, means no sources.
+    """
+    failure: dict[str, object] = {"parse_ok": False, "answer": None, "sources": []}
+    match = TWO_LINES.match(output.strip())
+    if match is None:
+        return failure
+    answer = " ".join(match.group(1).split())
+    if not answer:
+        return failure
+    listed = match.group(2).strip()
+    if listed.lower() == NO_SOURCES:
+        return {"parse_ok": True, "answer": answer, "sources": []}
+    sources = [item.strip() for item in listed.split(",") if item.strip()]
+    return {"parse_ok": True, "answer": answer, "sources": sources}
+
+
+def answer_numbers(answer: str | None, sources: list[str] | None) -> list[str]:
+    """Numbers of an answer after the cited ids are removed from its text (so ``handbook-1`` adds no 1)."""
+    text = answer or ""
+    for source in sorted(sources or [], key=len, reverse=True):
+        text = text.replace(source, " ")
+    return numbers(text)
+
+
+def bracket_markers(text: str) -> list[str]:
+    """The passage numbers of the ``[n]`` markers in ``text``, in order, as decimal text (``int(n)``
+    written out: ``[007]`` is 7), so that a number of any size is kept as a citation number."""
+    return [_decimal_text(n) for n in MARKER.findall(text)]
+
+
+def _decimal_text(digits: str) -> str:
+    """``str(int(digits))`` for a run of Unicode decimal digits of any length."""
+    return "".join(str(unicodedata.decimal(ch)) for ch in digits).lstrip("0") or "0"
+
+
+def bracket_numbers(text: str) -> list[str]:
+    """Numbers of bracket-cited prose, the ``[n]`` markers removed first (so ``[7]`` adds no 7)."""
+    return numbers(MARKER.sub(" ", text))
+
+
+def bracket_sentences(text: str) -> list[dict[str, object]]:
+    """Sentences of an answer, split at ``.``, ``!`` or ``?`` followed by white space, with their markers."""
+    return [
+        {"sentence": s, "markers": bracket_markers(s), "word_count": len(s.split()), "numbers": bracket_numbers(s)}
+        for s in SENTENCE_SPLIT.split(text.strip())
+        if s
+    ]
+
+
+def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
+    """Register the reader parsers for the loader.
+
+    The types come from ``con``: DuckDB's module-level type constructors would open its default
+    connection, a cost every evalwh process would pay at import.
+    """
+    texts = con.list_type(VARCHAR)
+    parsed = con.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": texts})
+    sentence = con.struct_type({"sentence": VARCHAR, "markers": texts, "word_count": INTEGER, "numbers": texts})
+    con.create_function("bracket_markers", bracket_markers, [VARCHAR], texts, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("bracket_numbers", bracket_numbers, [VARCHAR], texts, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("bracket_sentences", bracket_sentences, [VARCHAR], con.list_type(sentence),
+                        null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("parse_output", parse_output, [VARCHAR], parsed, null_handling=FunctionNullHandling.DEFAULT)
+    con.create_function("answer_numbers", answer_numbers, [VARCHAR, texts], texts,
+                        null_handling=FunctionNullHandling.SPECIAL)

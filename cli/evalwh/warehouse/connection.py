@@ -1,0 +1,153 @@
+"""Connections to the warehouse file: attaching it (waiting out another writer's lock), transactions.
+
+Every evalwh connection goes through ``open_warehouse``. Writers create or upgrade the schema and
+refresh the views in one transaction (``evalwh.warehouse.schema``); readers open the file read-only
+and refuse a schema they do not match.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from evalwh.errors import WarehouseError
+from evalwh.invocation import QUIET, Invocation
+from evalwh.sqltext import sql_literal
+from evalwh.text.textnorm import register_udfs
+from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
+
+# the oldest DuckDB release whose storage format new warehouse files use
+STORAGE_VERSION = "v1.4.0"
+
+# DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
+# report): past it, DuckDB spills to its temporary files. 10,000 questions x 100,000 chunks: a load's
+# metrics 1.2 GB peak instead of 2.7, an HTML report 0.8 GB instead of 2.6 (and faster)
+VIEWS_MEMORY_LIMIT = "700MB"
+
+DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file, after the header's checksum
+
+def is_duckdb_file(path: Path) -> bool:
+    """Whether the file at ``path`` starts as a DuckDB database file does."""
+    with path.open("rb") as file:
+        return file.read(12)[8:] == DUCKDB_MAGIC
+
+
+def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> None:
+    """Attach the warehouse file to ``con`` as its default database.
+
+    Working through ATTACH lets a load stage and validate its input in memory
+    first and touch the file only once the input is known to be good.
+    """
+    if path.is_file() and not is_duckdb_file(path):
+        # DuckDB would attach an existing .csv or .parquet file as an empty in-memory database, and
+        # a load into it would report success and keep nothing
+        raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
+    # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
+    mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
+    deadline = time.monotonic() + invocation.wait
+    pause = 0.05
+    while True:
+        try:
+            con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{mode}")
+            break
+        except duckdb.Error as exc:
+            message = str(exc).splitlines()[0]
+            if "lock" not in message.lower():
+                raise WarehouseError(f"{path}: cannot open the warehouse: {message}") from exc
+            if time.monotonic() >= deadline:
+                waited = f" (waited {invocation.wait:g} s; --wait sets how long)" if invocation.wait else ""
+                raise WarehouseError(f"{path}: the warehouse is locked by another process{waited}") from exc
+            if pause == 0.05:
+                invocation.notify(f"{path} is locked by another process; waiting up to {invocation.wait:g} s")
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 1.0)
+    con.execute("USE warehouse")
+
+
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """A new in-memory connection for evalwh's own work. DuckDB's progress bar is off: DuckDB would draw
+    it on stdout for a long query, and stdout is data (evalwh draws its own bars on stderr)."""
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    # what spills goes to the system's temporary directory, not the caller's working directory (which may
+    # not be writable); DuckDB names its files there by process and deletes them
+    con.execute(f"SET temp_directory = {sql_literal(tempfile.gettempdir())}")
+    return con
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Run the block in one transaction: committed when it ends, rolled back when it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+def limit_memory(con: duckdb.DuckDBPyConnection) -> None:
+    """Cap DuckDB's memory at VIEWS_MEMORY_LIMIT for the rest of the connection."""
+    con.execute(f"SET memory_limit = {sql_literal(VIEWS_MEMORY_LIMIT)}")
+
+
+def connect(path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> duckdb.DuckDBPyConnection:
+    """A new connection with the evalwh UDFs registered and the warehouse at ``path`` attached."""
+    con = new_connection()
+    register_udfs(con)
+    try:
+        attach(con, path, read_only=read_only, invocation=invocation)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+@contextmanager
+def open_warehouse(
+    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the warehouse at ``path``.
+
+    ``write=True`` creates the file if needed (unless ``create=False``) and brings its
+    schema and views up to date before handing it over. ``write=False`` needs an
+    existing file at this release's schema and opens it read-only.
+    """
+    if (not write or not create) and not path.exists():
+        raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
+    con = connect(path, read_only=not write, invocation=invocation)
+    try:
+        if write:
+            with transaction(con):
+                migrate(con, path)
+        else:
+            found = file_schema_version(con)
+            check_not_newer(path, found)
+            if found == 0:
+                raise WarehouseError(f"{path}: a DuckDB file that holds no evalwh warehouse yet; create one in it "
+                                     "with `evalwh init` or `evalwh load DIR`")
+            if found < code_schema_version():
+                raise WarehouseError(
+                    f"{path}: schema version {found} is older than this evalwh ({code_schema_version()}); "
+                    "run `evalwh init` to upgrade it"
+                )
+        yield con
+    finally:
+        con.close()
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tuple[Any, ...]:
+    """The row of a query that always returns exactly one (aggregates, a known run)."""
+    row = con.execute(sql, params or []).fetchone()
+    if row is None:
+        raise WarehouseError(f"query returned no row: {sql}")
+    return row
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> Any:
+    """The single value of a query that always returns one row (a count, a max)."""
+    return one(con, sql, params)[0]

@@ -1,0 +1,84 @@
+"""Naming runs: ``latest``, resolving a name, reserved names, a dataset's runs, a run's previous run and baseline.
+
+Every command that takes ``--run`` or ``--baseline`` resolves it here, so ``latest`` and "the
+previous run of the dataset" mean the same in a report, a diff and a gate.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from evalwh.errors import UsageError
+
+LATEST = "latest"
+
+
+def check_run_name(name: str) -> str:
+    """A run name is non-empty, is not the word ``latest`` and has no tab or newline."""
+    if not name or name.strip() != name or any(ch in name for ch in "\t\r\n"):
+        raise UsageError(f"invalid run name {name!r}: it must be non-empty, without surrounding spaces, tabs or newlines")
+    if name == LATEST:
+        raise UsageError(f"{LATEST!r} is reserved for the most recent run; choose another run name")
+    return name
+
+
+def run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """All run ids, oldest first."""
+    return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY created_at").fetchall()]
+
+def resolve_run(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """The run id ``name`` refers to: a run id, or ``latest`` for the most recently created run."""
+    ids = run_ids(con)
+    if not ids:
+        raise UsageError("the warehouse has no runs yet; load one with `evalwh load DIR` or `evalwh seed`")
+    if name == LATEST:
+        return ids[-1]
+    if name not in ids:
+        raise UsageError(f"no run named {name!r} (runs: {', '.join(ids)})")
+    return name
+
+
+TREND_RUNS = 20  # the most recent runs of the dataset a trend chart shows
+
+
+def dataset_runs(con: duckdb.DuckDBPyConnection, dataset: str | None, up_to: str | None = None) -> list[str]:
+    """The runs of ``dataset``, oldest first (up to and including ``up_to``), at most the last TREND_RUNS."""
+    ids = [r[0] for r in con.execute(
+        "SELECT run_id FROM runs WHERE dataset IS NOT DISTINCT FROM $d AND created_at <= coalesce("
+        "(SELECT created_at FROM runs WHERE run_id = $u), 'infinity'::TIMESTAMP) ORDER BY created_at",
+        {"d": dataset, "u": up_to}).fetchall()]
+    return ids[-TREND_RUNS:]
+
+
+def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    """The run of the same dataset created just before ``run_id``, if any."""
+    row = con.execute(
+        "SELECT p.run_id FROM runs AS r JOIN runs AS p ON p.dataset IS NOT DISTINCT FROM r.dataset "
+        "AND p.created_at < r.created_at WHERE r.run_id = ? ORDER BY p.created_at DESC LIMIT 1",
+        [run_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def baseline_run(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> str | None:
+    """What ``run_id`` is compared with: ``baseline`` (a run id or 'latest') if given, else the
+    previous run of its dataset (None when there is none)."""
+    if baseline is None:
+        return previous_run(con, run_id)
+    chosen = resolve_run(con, baseline)
+    if chosen == run_id:
+        raise UsageError(f"--baseline {baseline!r} is the run itself; choose another run")
+    return chosen
+
+
+def run_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every base table holding rows of a run (a ``run_id`` column), ``runs`` last: what a replaced run
+    loses, its materialised history included. Read from the catalog, so a table a schema step adds is
+    never forgotten."""
+    tables = con.execute(
+        "SELECT c.table_name FROM duckdb_columns() AS c JOIN duckdb_tables() AS t "
+        "ON t.database_name = c.database_name AND t.schema_name = c.schema_name AND t.table_name = c.table_name "
+        "WHERE c.database_name = current_database() AND c.schema_name = 'main' AND c.column_name = 'run_id' "
+        "ORDER BY c.table_name = 'runs', c.table_name"
+    ).fetchall()
+    return [name for (name,) in tables]

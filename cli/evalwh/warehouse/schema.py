@@ -1,0 +1,68 @@
+"""The warehouse's schema: which version a file holds, and the steps in ``sql/`` that bring it to this release's.
+
+A step is applied once, in order, inside the caller's transaction, and recorded in ``schema_version``;
+the views are recreated whenever a step ran or a view's models fingerprint differs from this release's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+
+from evalwh import __version__
+from evalwh.errors import WarehouseError
+from evalwh.resources import schema_steps
+from evalwh.warehouse.views import create_views, views_current
+
+
+def code_schema_version() -> int:
+    """The schema version this release of evalwh writes."""
+    return max(version for version, _, _ in schema_steps())
+
+def file_schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The schema version of an open warehouse; 0 for a file evalwh never initialised."""
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_version'"
+    ).fetchone()
+    if not exists or exists[0] == 0:
+        return 0
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def check_not_newer(path: Path, found: int) -> None:
+    """Refuse a file whose schema is newer than this release's."""
+    ours = code_schema_version()
+    if found > ours:
+        raise WarehouseError(
+            f"{path}: schema version {found} is newer than this evalwh supports ({ours}); upgrade evalwh"
+        )
+
+
+def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Apply the schema steps the file lacks and refresh the views where needed, in the caller's transaction.
+
+    Returns the number of schema steps applied.
+    """
+    found = file_schema_version(con)
+    check_not_newer(path, found)
+    applied = 0
+    for version, _, sql in schema_steps():
+        if version > found:
+            try:
+                con.execute(sql)
+            except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
+                holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
+                raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
+                                     f"({str(exc).splitlines()[0]}); choose another --db") from exc
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?, ?)",
+                [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
+            )
+            applied += 1
+    if applied or not views_current(con):  # a view binds the tables' columns when it is created
+        create_views(con)
+    return applied
