@@ -1,14 +1,16 @@
 # make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed, print the evidence,
 #            write cases.tsv and the run's HTML and Markdown reports under out/
 # make test: add the test extras to .venv and run the test suite
+# make lint: ruff, mypy and pyright over cli/ and tests/ (every evalwh import resolved)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
+LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test bench bench-logs bench-spark clean
+.PHONY: demo test lint docs bench bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +35,15 @@ demo: $(DEMO_STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+$(LINT_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	touch $(LINT_STAMP)
+
+lint: $(LINT_STAMP)
+	$(BIN)/ruff check cli tests bench
+	$(BIN)/mypy
+	$(BIN)/pyright cli tests
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

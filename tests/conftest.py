@@ -5,15 +5,16 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import duckdb
 import pytest
 from hypothesis import settings
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 
 # CI replays the same generated examples on every run; locally each run explores new ones.
 settings.register_profile("ci", derandomize=True)
@@ -25,7 +26,7 @@ CHAPTER3 = REPO / "seeds" / "chapter3"
 EXPECTED = Path(__file__).resolve().parent / "expected"
 
 
-def write_table(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+def write_table(path: Path, header: list[str], rows: Sequence[Sequence[Any]]) -> Path:
     """Write rows as CSV, TSV or JSONL, chosen by the file's suffix."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".jsonl":
@@ -36,7 +37,7 @@ def write_table(path: Path, header: list[str], rows: list[list[object]]) -> Path
         delim = "\t" if path.suffix == ".tsv" else ","
         # csv leaves a lone carriage return unquoted, which no reader can tell from a line break
         bare_cr = any("\r" in str(v) for row in rows for v in row)
-        quoting = csv.QUOTE_ALL if bare_cr else csv.QUOTE_MINIMAL
+        quoting: Literal[0, 1, 2, 3] = csv.QUOTE_ALL if bare_cr else csv.QUOTE_MINIMAL
         with path.open("w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f, delimiter=delim, lineterminator="\n", quoting=quoting)
             writer.writerow(header)
@@ -71,7 +72,7 @@ def snapshot(path: Path) -> dict[str, list[tuple]]:
     con = duckdb.connect(str(path), read_only=True)
     try:
         tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
-        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
+        return {t: sorted(repr(row) for row in con.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables}
     finally:
         con.close()
 

@@ -186,7 +186,7 @@ class RetrieveRead:
 
     def action(self, qid: str) -> str:
         ok, answer, _ = parse(self.responses[qid])
-        if not ok:
+        if not ok or answer is None:
             return "parse_failure"
         if answer.startswith(self.abstain):
             return "refuse"
@@ -198,7 +198,7 @@ class RetrieveRead:
         if not q.acceptable:
             return None
         ok, answer, _ = parse(self.responses[q.qid])
-        if self.action(q.qid) != "answer":  # refuse, flag_premise, parse_failure: an empty prediction
+        if self.action(q.qid) != "answer" or answer is None:  # refuse, flag_premise, parse_failure: empty
             return 0, 0.0
         return max(exact_match(answer, a) for a in q.acceptable), max(f1(answer, a) for a in q.acceptable)
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.report import build_report
 from tests.conftest import REPO, rows, write_table

@@ -20,7 +20,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from tests.conftest import CHAPTER3, REPO, write_table
 
 LOGS = Path(__file__).resolve().parent / "logs"

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from evalwh import __version__
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.warehouse import code_schema_version
 
 EVIDENCE = """\

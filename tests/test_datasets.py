@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.warehouse import open_warehouse
 from tests.conftest import CHAPTER3, REPO, fixed_c5_dir, rows, warehouse_at_version
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.history import materialize
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from tests.conftest import rows
 
 

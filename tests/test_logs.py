@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 import duckdb
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.logs import import_logs
 from evalwh.logs import read as logs
@@ -483,7 +484,7 @@ def test_a_large_log_with_a_bad_line_is_read_in_parts_within_the_memory_limit(tm
             if n == 30_000:
                 out.write('{"request_id": "cut\n')
     readers = {"whole": logs.read_json_lines_exact, "in parts": logs.read_json_lines_in_parts}
-    found = {}
+    found: dict[str, Any] = {}
     for name, reader in readers.items():
         con = duckdb.connect()
         con.execute("SET memory_limit = '48MB'")

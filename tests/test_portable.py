@@ -12,7 +12,7 @@ import pytest
 import sqlglot
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.resources import model_sources, schema_steps
 from evalwh.spark.dialect import java_time_pattern, to_spark
 from evalwh.spark.portable import (

@@ -30,7 +30,7 @@ text_strategy = st.one_of(
     st.lists(st.tuples(st.sampled_from(VOCAB), st.sampled_from(SEPARATORS)), max_size=12).map(
         lambda parts: "".join(w + s for w, s in parts)
     ),
-    st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=20),
 )
 id_strategy = st.text(ID_ALPHABET, min_size=1, max_size=6)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.report import build_report
 from tests.conftest import CHAPTER3

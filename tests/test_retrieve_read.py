@@ -64,8 +64,8 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
     assert sorted(r[0] for r in gold_scores) == sorted(q.qid for q in ref.questions if q.gold_chunk)
     for qid, gold_score, pair_score in gold_scores:
         assert gold_score == pair_score, qid
-        want = ref.scores(by_q[qid].text).get(by_q[qid].gold_chunk, 0.0)
-        assert math.isclose(gold_score, want, rel_tol=1e-9, abs_tol=1e-12), qid
+        expected_score = ref.scores(by_q[qid].text).get(by_q[qid].gold_chunk or "", 0.0)
+        assert math.isclose(gold_score, expected_score, rel_tol=1e-9, abs_tol=1e-12), qid
     recalls = rows(db, f"SELECT question_id, recall_at_k FROM retrieval_recall WHERE run_id = '{run}'")
     assert sorted(recalls) == sorted((q.qid, ref.recall(q)) for q in ref.questions)
     for qid, shared in rows(db, f"SELECT question_id, shared_words FROM gold_overlap WHERE run_id = '{run}'"):
@@ -75,12 +75,12 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
     scores = rows(db, f"SELECT question_id, exact_match, f1 FROM answer_scores WHERE run_id = '{run}'")
     assert {s[0] for s in scores} == {q.qid for q in ref.questions if q.expected == "answer" and q.qid in ref.responses}
     for qid, em, f1 in scores:
-        want = ref.em_f1(by_q[qid])
-        if want is None:
+        expected_em_f1 = ref.em_f1(by_q[qid])
+        if expected_em_f1 is None:
             assert (em, f1) == (None, None), qid
         else:
-            assert em == want[0], qid
-            assert math.isclose(f1, want[1], rel_tol=1e-12, abs_tol=1e-12), qid
+            assert em == expected_em_f1[0], qid
+            assert math.isclose(f1, expected_em_f1[1], rel_tol=1e-12, abs_tol=1e-12), qid
     for qid, failed in rows(db, f"SELECT question_id, failed_checks FROM support_screen WHERE run_id = '{run}'"):
         assert failed == ref.screen(by_q[qid]), qid
     baseline = dict(rows(db, f"SELECT question_id, contains_acceptable FROM extractive_baseline WHERE run_id = '{run}'"))

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from evalwh.app.commands import app
+from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.logs import import_logs
 from evalwh.resources import model_sources

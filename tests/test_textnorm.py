@@ -13,7 +13,7 @@ from evalwh.text.textnorm import register_udfs
 from tests.reference import norm as ref_norm
 from tests.reference import words as ref_words
 
-any_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=60)
+any_text = st.text(st.characters(exclude_categories=["Cs"]), max_size=60)
 tricky_text = st.lists(st.sampled_from(["İ", "\u212a", "ß", "ǅ", "٣", "١٤", "²", "Ⅻ", "a-b", "--", "x", "9", " ", "-", "\x00"]),
                        max_size=20).map("".join)
 

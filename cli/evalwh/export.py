@@ -20,7 +20,7 @@ from evalwh.errors import UsageError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.rows import Rows
 from evalwh.sqltext import sql_literal
-from evalwh.warehouse.connection import open_warehouse
+from evalwh.warehouse.connection import one, open_warehouse
 from evalwh.warehouse.runs import resolve_run
 
 EXPORT_FORMATS = ("parquet", "csv")
@@ -75,7 +75,7 @@ def export_warehouse(
                 select = f'SELECT * FROM "{name}"{where}'
                 if run_id is not None and has_run:
                     select = select.replace("$run", sql_literal(run_id))
-                count = con.execute(f"SELECT count(*) FROM ({select})").fetchone()[0]
+                count = one(con, f"SELECT count(*) FROM ({select})")[0]
                 if kind == "table":
                     folder = staging / name
                     folder.mkdir()

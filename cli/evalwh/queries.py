@@ -75,7 +75,7 @@ def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
     return Rows(
         ("run_id", "dataset", "created_at", "label", "claims", "supported_share", "pair_precision", "questions"),
         rows,
-        types=(*listed.types[:4], "BIGINT", "DOUBLE", "DOUBLE", listed.types[4]),
+        types=(*(listed.types or ())[:4], "BIGINT", "DOUBLE", "DOUBLE", (listed.types or ())[4]),
     )
 
 

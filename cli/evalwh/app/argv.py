@@ -1,8 +1,8 @@
-"""The global options of one invocation, and letting them stand after the command too.
+"""Argv handling and Typer's display shims: global options may follow the command; errors are one line.
 
 ``evalwh --db x.duckdb runs`` and ``evalwh runs --db x.duckdb`` mean the same: the
 command group moves the global options it finds after the command to the front
-before Click parses the line (the switches it sets live in ``evalwh.switches``). Help lists flags without the
+before Click parses the line (``evalwh.app.options.GlobalOptions`` holds what they say). Help lists flags without the
 ``<bool>`` type Typer would print for them (they take no value), and an error of the
 command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
 every other error, not Typer's framed panel.
@@ -11,6 +11,7 @@ every other error, not Typer's framed panel.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import typer
 from typer import rich_utils
@@ -59,11 +60,11 @@ def hoist(args: list[str]) -> list[str]:
 class GlobalOptionsGroup(TyperGroup):
     """The evalwh command group: global options may come before or after the command."""
 
-    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist(list(args)))
 
 
-def _flags_show_no_type(option: TyperOption, ctx) -> str | None:  # type: ignore[no-untyped-def]
+def _flags_show_no_type(option: TyperOption, ctx: typer.Context) -> str | None:
     """Help lists a flag (``--replace``) without a ``<bool>`` value it does not take."""
     if option.is_flag:
         return None
@@ -71,10 +72,10 @@ def _flags_show_no_type(option: TyperOption, ctx) -> str | None:  # type: ignore
 
 
 _display_type_rich = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign]
+TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign,assignment]  # tests/test_typer_shims.py
 
 
-def _one_line_error(error) -> None:  # type: ignore[no-untyped-def]
+def _one_line_error(error: Any) -> None:
     """A command-line error (an unknown option or command, a bad or missing value) as one stderr line,
     naming the --help that explains; Click's exit code (2, a usage error) stands."""
     if error.__class__.__name__ == "NoArgsIsHelpError":  # a group called bare prints its help instead
@@ -86,4 +87,4 @@ def _one_line_error(error) -> None:  # type: ignore[no-untyped-def]
     typer.echo(f"evalwh: error: {one_line(message)}{hint}", err=True)
 
 
-rich_utils.rich_format_error = _one_line_error
+rich_utils.rich_format_error = _one_line_error  # type: ignore[assignment]  # tests/test_typer_shims.py

@@ -101,6 +101,7 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
         if actual is None:
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, previous, False,
                            "undefined for this run")
+        assert previous is not None  # both figures exist from here on
         drop = worsening(condition.metric, previous, actual)  # a rise, for a metric where lower is better
         ok = drop <= condition.limit + TOLERANCE
         change = verdict(condition.metric, actual - previous)

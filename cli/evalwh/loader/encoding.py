@@ -10,8 +10,9 @@ from __future__ import annotations
 import gzip
 import io
 from collections.abc import Iterator
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TextIO
 
 from evalwh.errors import InputError
 
@@ -39,10 +40,10 @@ def readable_here(path: Path) -> bool:
     return path.suffix.lower() != ".zst"
 
 
-def open_bytes(path: Path) -> BinaryIO:
+def open_bytes(path: Path) -> gzip.GzipFile | BufferedReader:
     """The file's (decompressed) bytes."""
     if path.suffix.lower() == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+        return gzip.GzipFile(path, "rb")
     return path.open("rb")
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import duckdb
 
+from evalwh.warehouse.connection import one
+
 QUESTION_BATCH = 2_000
 SCALE = "4611686018427387904.0"  # 2^62, as in tfidf_scores
 
@@ -154,7 +156,7 @@ def write_builtin_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, retriev
         scored, batch = SCORES[retriever].format(candidates=CANDIDATE_FILTER[retriever]), 10**9
     else:
         scored, batch = SCORES[retriever].format(candidates=""), QUESTION_BATCH
-    last = con.execute("SELECT max(ordinal) FROM questions WHERE run_id = $run", params).fetchone()
+    last = one(con, "SELECT max(ordinal) FROM questions WHERE run_id = $run", params)
     for lo in range(1, (last[0] or 0) + 1, batch):
         con.execute(
             f"""INSERT INTO retrievals BY NAME

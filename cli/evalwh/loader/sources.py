@@ -23,6 +23,7 @@ from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.loader.encoding import COMPRESSIONS, check_byte_order_mark, check_utf8, data_suffix
 from evalwh.loader.locate import csv_bad_utf8, csv_syntax_error
 from evalwh.sqltext import sql_identifier, sql_literal
+from evalwh.warehouse.connection import one
 
 FORMATS: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".parquet")
 TEXT_FORMATS = frozenset({".csv", ".tsv", ".jsonl"})
@@ -237,11 +238,12 @@ def _raise_repeated_key(con: duckdb.DuckDBPyConnection, name: str, objects: str,
     """Name the first record that writes one of ``keys`` twice: which value counts differs between JSON
     parsers (DuckDB reads the first, Python's json the last), so such a record has no one right reading."""
     known = "[" + ", ".join(sql_literal(key) for key in keys) + "]"
-    row, key = con.execute(
+    row, key = one(
+        con,
         f"SELECT rowid + 1, list_filter(k, lambda key, i: list_position(k, key) < i)[1] "
         f"FROM (SELECT rowid, list_filter(json_keys(json), lambda key: list_contains({known}, key)) AS k "
-        f"FROM {objects}) WHERE len(k) > len(list_distinct(k)) ORDER BY rowid LIMIT 1"
-    ).fetchone()
+        f"FROM {objects}) WHERE len(k) > len(list_distinct(k)) ORDER BY rowid LIMIT 1",
+    )
     raise InputError(name, "the record holds this key twice; keep one", row=int(row), column=shown_name(key))
 
 
@@ -267,8 +269,7 @@ def _check_json_types(
     found = [(row, key) for row, key in zip(firsts, keys, strict=True) if row is not None]
     if found:
         row, key = min(found)
-        actual = con.execute(f"SELECT json_type(json, {_json_path(key)}) FROM {objects} WHERE rowid = ?",
-                             [row]).fetchone()[0]
+        actual = one(con, f"SELECT json_type(json, {_json_path(key)}) FROM {objects} WHERE rowid = ?", [row])[0]
         kind = value_type(key, list_columns)
         what = "a list holding a value that is not a string" if kind is TEXT_LIST and actual == "ARRAY" \
             else JSON_TYPE_NAMES.get(actual, actual)

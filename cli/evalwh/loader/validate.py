@@ -7,6 +7,7 @@ column. A citation of an unknown chunk is not an error: it is DANGLING.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,6 +98,10 @@ def has_tab_or_newline(text: str) -> str:
     return " OR ".join(f"contains({text}, chr({code}))" for code in (9, 10, 13))
 
 
+def _missing_key(column: str, value: object) -> str:
+    return f"missing key {column!r} (an empty value is written \"\")"
+
+
 def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSpec) -> None:
     """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
     for column in spec.required:
@@ -108,8 +113,7 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
         # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
         for column in spec.required:
-            reject_first(con, staged, column, f"{sql_identifier(column)} IS NULL",
-                         lambda _, c=column: f"missing key {c!r} (an empty value is written \"\")")
+            reject_first(con, staged, column, f"{sql_identifier(column)} IS NULL", functools.partial(_missing_key, column))
     for column in spec.ids:
         col = sql_identifier(column)
         reject_first(con, staged, column, f"{col} IS NULL OR {col} = ''", lambda _: "empty id")

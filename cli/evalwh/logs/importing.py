@@ -160,7 +160,7 @@ def _first_unreadable(con: duckdb.DuckDBPyConnection, fmt: str) -> tuple[str | N
                 high = middle
             else:
                 low = middle + 1
-        return tuple(con.execute("SELECT file, line FROM temp.record_keys WHERE k = ?", [low]).fetchone())
+        return tuple(one(con, "SELECT file, line FROM temp.record_keys WHERE k = ?", [low]))
     finally:
         raw_view(con)
 

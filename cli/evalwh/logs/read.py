@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -114,7 +114,7 @@ def plain_text(path: Path) -> Iterator[Path]:
         yield text
 
 
-def line_parts(path: Path, block: int) -> Iterator[tuple[Path, int]]:
+def line_parts(path: Path, block: int) -> Generator[tuple[Path, int], None, None]:
     """The file's (decompressed) text in parts of whole lines of about ``block`` bytes, written in turn
     to one temporary file: ``(part, number of its first line)``."""
     with tempfile.TemporaryDirectory(prefix="evalwh-log-") as scratch:

@@ -138,7 +138,7 @@ def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names
     skipped, and so are metrics no run has)."""
     out = []
     for name in names:
-        points = [(run_id, values[run_id][name]) for run_id in run_ids if values[run_id].get(name) is not None]
+        points = [(run_id, value) for run_id in run_ids if (value := values[run_id].get(name)) is not None]
         if points:
             out.append(Trend(name, points))
     return out

@@ -10,6 +10,8 @@ same columns, no PRIMARY KEY, JSON kept as STRING. The views are transpiled as w
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from evalwh.errors import UsageError
 from evalwh.resources import model_sources, schema_steps
 from evalwh.text.textnorm import register_udfs
@@ -17,7 +19,7 @@ from evalwh.warehouse.connection import new_connection
 from evalwh.warehouse.views import dependency_order
 
 
-def _sqlglot():  # type: ignore[no-untyped-def]
+def _sqlglot() -> ModuleType:
     try:
         import sqlglot
     except ImportError:

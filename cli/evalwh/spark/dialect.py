@@ -32,6 +32,7 @@ from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
+from sqlglot.generators.spark import SparkGenerator
 
 # DuckDB type names in json_transform structures -> Spark types
 SCALARS = {"VARCHAR": "STRING", "JSON": "STRING", "DOUBLE": "DOUBLE", "BIGINT": "BIGINT", "INTEGER": "INT",
@@ -54,7 +55,7 @@ def spark_schema(structure: Any) -> str:
     return SCALARS[structure]
 
 
-def _bracket(generator: Spark.Generator, expression: exp.Bracket) -> str:
+def _bracket(generator: SparkGenerator, expression: exp.Bracket) -> str:
     (index,) = expression.expressions if len(expression.expressions) == 1 else (None,)
     if index is None or (isinstance(index, exp.Literal) and index.is_string) or expression.args.get("json_access"):
         return generator.bracket_sql(expression)
@@ -65,7 +66,8 @@ def _bracket(generator: Spark.Generator, expression: exp.Bracket) -> str:
 
 def java_time_pattern(strftime: str) -> str:
     """A strftime format of the fields in TIME_FIELDS as a Spark DATE_FORMAT pattern."""
-    out, text = [], []
+    out: list[str] = []
+    text: list[str] = []
     for piece in re.split(r"(%.)", strftime):
         if not piece:
             continue
@@ -83,22 +85,22 @@ def java_time_pattern(strftime: str) -> str:
     return "".join(out)
 
 
-def _time_to_str(generator: Spark.Generator, expression: exp.TimeToStr) -> str:
+def _time_to_str(generator: SparkGenerator, expression: exp.TimeToStr) -> str:
     pattern = expression.args["format"]
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         raise ValueError("strftime needs a literal format to run on Spark")
     return generator.func("DATE_FORMAT", expression.this, exp.Literal.string(java_time_pattern(pattern.this)))
 
 
-def _unix_to_time(generator: Spark.Generator, expression: exp.UnixToTime) -> str:
+def _unix_to_time(generator: SparkGenerator, expression: exp.UnixToTime) -> str:
     scale = expression.args.get("scale")
     if not (isinstance(scale, exp.Literal) and scale.this == "6"):
-        return Spark.Generator.TRANSFORMS[exp.UnixToTime](generator, expression)
+        return SparkGenerator.TRANSFORMS[exp.UnixToTime](generator, expression)
     epoch = exp.cast(exp.Literal.string("1970-01-01 00:00:00"), exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
     return generator.func("TIMESTAMPADD", exp.var("MICROSECOND"), expression.this, epoch)
 
 
-def _anonymous(generator: Spark.Generator, expression: exp.Anonymous) -> str:
+def _anonymous(generator: SparkGenerator, expression: exp.Anonymous) -> str:
     name = str(expression.this).lower()
     if name == "json_valid" and len(expression.expressions) == 1:
         return f"({generator.func('TRY_PARSE_JSON', expression.expressions[0])} IS NOT NULL)"
@@ -110,7 +112,7 @@ def _anonymous(generator: Spark.Generator, expression: exp.Anonymous) -> str:
     return generator.anonymous_sql(expression)
 
 
-def _json_object(generator: Spark.Generator, expression: exp.JSONObject) -> str:
+def _json_object(generator: SparkGenerator, expression: exp.JSONObject) -> str:
     fields: list[exp.Expr] = []
     for pair in expression.expressions:
         fields.extend([pair.this, pair.expression])
@@ -122,8 +124,8 @@ def _json_object(generator: Spark.Generator, expression: exp.JSONObject) -> str:
 class EvalwhSpark(Spark):
     """Spark, with DuckDB's list indexing and json_transform carried over."""
 
-    class Generator(Spark.Generator):
-        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
+    class Generator(SparkGenerator):
+        TRANSFORMS = {**SparkGenerator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
                       exp.JSONObject: _json_object, exp.TimeToStr: _time_to_str,
                       exp.UnixToTime: _unix_to_time}
 
