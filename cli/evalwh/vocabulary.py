@@ -42,7 +42,8 @@ LOWER_IS_BETTER: frozenset[str] = frozenset({
     "refusals_missed", "judge_disagreement_rate", "log_dangling_rate", "log_unsupported_rate",
     "log_dangling_rate_last_day", "log_unsupported_rate_last_day",
 })
-# claims, pairs, questions, log_requests, log_refusal_rate: sizes and rates with no better side
+# sizes and rates with no better side
+NEUTRAL: frozenset[str] = frozenset({"claims", "pairs", "questions", "log_requests", "log_refusal_rate"})
 
 # the figures a report leads with, where the run has them, in this order
 HEADLINE: tuple[str, ...] = ("supported_share", "pair_precision", "best_correct", "recall_at_k", "mean_em", "mean_f1",

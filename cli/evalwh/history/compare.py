@@ -7,6 +7,8 @@ can carry it; ``change`` is better, worse or same by the metric's direction
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 
 from evalwh.errors import UsageError
@@ -17,6 +19,33 @@ from evalwh.vocabulary import verdict
 from evalwh.warehouse.runs import LATEST, baseline_run, resolve_run
 
 DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change")
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """A metric of one run beside its value in another, with the delta and its verdict."""
+
+    name: str
+    value: float | None
+    previous: float | None
+    delta: float | None
+    verdict: str = ""  # better, worse, same or "" (vocabulary.verdict)
+
+
+def metric_changes(
+    before: dict[str, float | None], after: dict[str, float | None], *, removed: bool = True,
+) -> list[MetricChange]:
+    """Every metric defined in either run (``removed=False``: in ``after``), in ``after``'s order, then
+    those only ``before`` has: the one place a metric's delta and verdict are computed."""
+    names = list(after) + ([m for m in before if m not in after] if removed else [])
+    out = []
+    for name in names:
+        old, new = before.get(name), after.get(name)
+        if old is None and new is None:
+            continue  # does not apply to either run
+        delta = new - old if old is not None and new is not None else None
+        out.append(MetricChange(name, new, old, delta, verdict(name, delta)))
+    return out
 
 
 def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | None) -> tuple[str, str]:
@@ -40,13 +69,9 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[s
     then each changed claim."""
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
     before, after = metric_values(con, a), metric_values(con, b)
-    rows: list[tuple[object, ...]] = []
-    for name in list(after) + [m for m in before if m not in after]:
-        old, new = before.get(name), after.get(name)
-        if old is None and new is None:
-            continue  # does not apply to either run
-        delta = new - old if old is not None and new is not None else None
-        rows.append(("metric", name, old, new, delta, verdict(name, delta) or None))
+    rows: list[tuple[object, ...]] = [
+        ("metric", m.name, m.previous, m.value, m.delta, m.verdict or None) for m in metric_changes(before, after)
+    ]
     for change in status_changes(con, a, b):
         rows.append(("claim", change["claim_id"], change["before"], change["after"], None,
                      claim_verdict(change["before"], change["after"]) or None))

@@ -14,6 +14,8 @@ from typing import Any
 import duckdb
 
 from evalwh.errors import UsageError
+from evalwh.history.compare import MetricChange as Metric
+from evalwh.history.compare import metric_changes
 from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
 from evalwh.report.highlight import segments
 from evalwh.vocabulary import (
@@ -23,7 +25,6 @@ from evalwh.vocabulary import (
     LOG_HEALTH,
     OBSERVED_ACTIONS,
     STATUSES,
-    verdict,
 )
 from evalwh.warehouse.connection import one, scalar
 from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run
@@ -42,15 +43,6 @@ LEAVES_OPEN: tuple[str, ...] = (
     "The refusal sweep scores one signal, the best chunk's word-overlap score. A threshold trades answerable "
     "questions wrongly refused against unanswerable ones wrongly answered; no threshold need get every question right.",
 )
-
-
-@dataclass
-class Metric:
-    name: str
-    value: float | None
-    previous: float | None
-    delta: float | None
-    verdict: str = ""  # better, worse, same or "" (directions.verdict)
 
 
 @dataclass
@@ -119,18 +111,6 @@ def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[
     rel = con.execute(sql, params)
     names = [d[0] for d in rel.description]
     return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
-
-
-def _metrics(now: dict[str, float | None], before: dict[str, float | None]) -> list[Metric]:
-    """The run's metrics (``now``) beside the baseline's (``before``; empty without one)."""
-    out = []
-    for name, value in now.items():
-        old = before.get(name)
-        if value is None and old is None:
-            continue  # the metric does not apply to these runs
-        delta = value - old if value is not None and old is not None else None
-        out.append(Metric(name, value, old, delta, verdict(name, delta)))
-    return out
 
 
 def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str]) -> list[Trend]:
@@ -328,7 +308,7 @@ def gather(
     cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])
     changes = status_changes(con, previous, run_id) if previous else []
-    metrics = _metrics(values[run_id], values[previous] if previous else {})
+    metrics = metric_changes(values[previous] if previous else {}, values[run_id], removed=False)
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
     return ReportData(
         run=info,
