@@ -75,7 +75,7 @@ def test_import_twice_adds_nothing(chapter_db: Path) -> None:
     first = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"))
     assert first.exit_code == 0
     assert "4 new requests, 0 already present" in first.stderr
-    second = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"), "--format", "evalwh")
+    second = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"), "--log-format", "evalwh")
     assert second.exit_code == 0
     assert second.stderr == "evalwh: nothing new (evalwh): 4 requests already present; no batch recorded\n"
     assert rows(chapter_db, "SELECT count(*), count(DISTINCT request_id) FROM log_requests") == [(4, 4)]
@@ -149,7 +149,7 @@ def test_unknown_format_and_missing_file(db: Path, tmp_path: Path) -> None:
     odd.write_text('{"hello": 1}\n', encoding="utf-8")
     result = run(db, "logs", "import", str(odd))
     assert result.exit_code == 2 and "cannot tell the log format" in result.stderr
-    assert run(db, "logs", "import", str(odd), "--format", "nope").exit_code == 2
+    assert run(db, "logs", "import", str(odd), "--log-format", "nope").exit_code == 2
     assert not db.exists()
 
 
@@ -222,7 +222,7 @@ def test_otlp_documents_string_that_is_no_json_reads_as_absent(chapter_db: Path,
     attribute["value"]["stringValue"] = documents
     log = tmp_path / "t.json"
     log.write_text(json.dumps(record), encoding="utf-8")
-    result = run(chapter_db, "logs", "import", str(log), "--format", "otlp")
+    result = run(chapter_db, "logs", "import", str(log), "--log-format", "otlp")
     assert result.exit_code == 0, result.stderr
     # the sample's JSON-string documents (expenses-2, expenses-1) are gone; its structured ones stay
     assert retrievals(chapter_db, "otlp") == [("5b8efff798038103d269b633813fc60d", 1, "expenses-3", 0.88)]
@@ -416,10 +416,10 @@ def test_an_otlp_file_the_format_cannot_read_is_found_and_set_aside(chapter_db: 
     span = {"traceId": "5b8efff798038103d269b633813fc6ff", "startTimeUnixNano": "soon",
             "attributes": [{"key": "input.value", "value": {"stringValue": "When?"}}]}
     broken.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}), encoding="utf-8")
-    result = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--format", "otlp")
+    result = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--log-format", "otlp")
     assert result.exit_code == 2
     assert result.stderr.startswith("evalwh: error: broken.json: line 1: does not fit the otlp format (")
-    skipped = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--format", "otlp", "--skip-bad")
+    skipped = run(chapter_db, "logs", "import", str(LOGS / "otlp.json"), str(broken), "--log-format", "otlp", "--skip-bad")
     assert skipped.exit_code == 0, skipped.stderr
     alone = tmp_path / "alone.duckdb"
     load_run(alone, CHAPTER3)
@@ -578,3 +578,25 @@ def test_version_7_log_tables_are_migrated_with_their_rows_and_compressed_by_col
     con.close()
     assert used["raw"] == ["ZSTD"]
     assert "ZSTD" not in used["log_batch_id"]
+
+
+def test_log_format_is_its_own_flag_and_the_old_spelling_still_works(chapter_db: Path) -> None:
+    # -f means the output format in every command; the log format is --log-format
+    old = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"), "--format", "evalwh")
+    assert old.exit_code == 0, old.stderr
+    assert old.stderr.startswith("evalwh: logs import --format is now --log-format")
+    assert "(evalwh)" in old.stderr.splitlines()[1]
+    both = run(chapter_db, "logs", "import", str(LOGS / "evalwh.jsonl"), "--format", "evalwh", "--log-format", "otlp")
+    assert both.exit_code == 2 and "give --log-format alone" in both.stderr
+    shown = run(chapter_db, "logs", "import", "--help")
+    assert "--log-format" in shown.stdout and "--format" not in shown.stdout.replace("--log-format", "")
+
+
+def test_every_row_command_writes_its_rows_to_o(chapter_db: Path, tmp_path: Path) -> None:
+    for command in (["runs"], ["status"], ["metrics"], ["sweep"], ["scores"], ["logs", "show", "health"],
+                    ["logs", "batches"], ["sql", "SELECT 1 AS one"]):
+        target = tmp_path / f"{'-'.join(command[:2])}.csv"
+        result = run(chapter_db, *command, "-f", "csv", "-o", str(target))
+        assert result.exit_code == 0, (command, result.stderr)
+        assert result.stdout == "", command
+        assert target.read_text(encoding="utf-8").splitlines()[0], command  # a header at least

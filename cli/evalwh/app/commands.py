@@ -55,7 +55,8 @@ from evalwh.warehouse.runs import LATEST
 app = typer.Typer(
     name="evalwh",
     help="An evaluation warehouse for grounded RAG answers: load runs into DuckDB, "
-    "score every claim and question with SQL views, and print or write the results.",
+    "score every claim and question with SQL views, and print or write the results.\n\n"
+    "Example: evalwh load runs/today && evalwh report -o out/report.html && evalwh check --min supported_share=0.9",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
@@ -98,6 +99,17 @@ def emit_rows(ctx: typer.Context, rows: Rows, fmt: Format, output: Path | None) 
         write_copy(rows, fmt, None, output, safe_csv=global_options(ctx).safe_csv)
     if output is not None:
         note(ctx, f"wrote {len(rows.rows)} rows to {output}")
+
+
+def write_text(ctx: typer.Context, text: str, output: Path | None) -> None:
+    """Write a rendered text (Markdown) to stdout or, atomically, to the file -o names."""
+    output = to_file(output)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    with atomic_output(output) as handle:
+        handle.write(text)
+    note(ctx, f"wrote {output}")
 
 
 def version_callback(value: bool) -> None:
@@ -159,6 +171,8 @@ def init(ctx: typer.Context) -> None:
     """Create the warehouse file, or upgrade an older one to this release's schema and views.
 
     A file stored in a newer DuckDB format than the oldest one evalwh promises is rewritten in that format.
+
+    Example: evalwh --db nightly.duckdb init
     """
     path = db_path(ctx)
     if storage.initialise(path, global_options(ctx).invocation):
@@ -216,6 +230,8 @@ def load(
 
     Files: chunks (required), claims, citations, questions, retrievals, responses (.csv, .tsv, .jsonl or
     .parquet), stopwords.txt and run.toml.
+
+    Example: evalwh load runs/2026-12-04 --dataset hr-policy --label "reranker v2"
     """
     overrides = {"dataset": dataset, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
@@ -235,7 +251,10 @@ def seed(
     label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
 ) -> None:
-    """Load a bundled dataset as a run."""
+    """Load a bundled dataset as a run.
+
+    Example: evalwh seed handbook --replace
+    """
     folder = seed_dir(name)
     if folder is None:
         raise UsageError(f"no bundled dataset {name!r} (available: {', '.join(seed_names())})")
@@ -254,7 +273,10 @@ def materialize(
         bool, typer.Option("--full-refresh", help="Rebuild the history of every run, not only new runs.")
     ] = False,
 ) -> None:
-    """Copy into the history tables what they lack: runs' claim statuses, and headline metrics not stored at load."""
+    """Copy into the history tables what they lack: runs' claim statuses, and headline metrics not stored at load.
+
+    Example: evalwh materialize --full-refresh
+    """
     result = materialize_history(db_path(ctx), full_refresh=full_refresh, invocation=global_options(ctx).invocation)
     if result.runs:
         note(ctx, f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")
@@ -268,54 +290,74 @@ def runs(
     ctx: typer.Context,
     dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only the runs of this dataset.")] = None,
     fmt: FormatOption = Format.table,
+    output: OutputOption = None,
 ) -> None:
-    """List the runs, oldest first, with their dataset and headline metrics."""
+    """List the runs, oldest first, with their dataset and headline metrics.
+
+    Example: evalwh runs --dataset hr-policy -f csv
+    """
     with reading(ctx) as con:
         rows = queries.runs(con, dataset)
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 @app.command()
 @handles_errors
-def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
-    """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED."""
+def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
+           output: OutputOption = None) -> None:
+    """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED.
+
+    Example: evalwh status -r nightly -f json | jq '.[] | select(.status != "SUPPORTED")'
+    """
     with reading(ctx) as con:
         rows = queries.claim_status(con, run)
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 @app.command()
 @handles_errors
-def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
+           output: OutputOption = None) -> None:
     """The run's metrics, one row each: claims per status, supported_share (citation recall), pair_precision
     (citation precision), best_correct, recall_at_k, action_accuracy, mean_em, mean_f1, held_for_review.
 
-    A metric that does not apply to the run (no claims, no gold chunks, no responses) is empty."""
+    A metric that does not apply to the run (no claims, no gold chunks, no responses) is empty.
+
+    Example: evalwh metrics -r latest -f csv
+    """
     with reading(ctx) as con:
         rows = queries.metrics(con, run)
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 @app.command()
 @handles_errors
-def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
-    """Correct refusal decisions per threshold, with the questions each threshold gets wrong."""
+def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
+           output: OutputOption = None) -> None:
+    """Correct refusal decisions per threshold, with the questions each threshold gets wrong.
+
+    Example: evalwh sweep -f table
+    """
     with reading(ctx) as con:
         rows = queries.sweep(con, run)
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 @app.command()
 @handles_errors
-def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table) -> None:
+def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
+           output: OutputOption = None) -> None:
     """Retrieval, citation and refusal scored apart for each case (hit/MISS, ok/BAD, ok/WRONG).
 
     The table format ends with the totals (k/n per axis); csv, json and tsv print the cases only
-    (the totals are in the case_score_summary view and in `evalwh metrics`)."""
+    (the totals are in the case_score_summary view and in `evalwh metrics`).
+
+    Example: evalwh scores -r handbook
+    """
     with reading(ctx) as con:
         per_case, totals = queries.case_scores(con, run)
-    emit_rows(ctx, per_case, fmt, None)
-    if fmt is Format.table and totals.rows:
+    emit_rows(ctx, per_case, fmt, output)
+    if fmt is Format.table and to_file(output) is None and totals.rows:
         total = totals.dicts()[0]
         sys.stdout.write(f"retrieval {total['retrieval']}  citation {total['citation']}  refusal {total['refusal']}\n")
 
@@ -330,7 +372,10 @@ def cases(
         Format, typer.Option("--format", "-f", help="Output format; tsv is the chapter's cases.tsv (no header).")
     ] = Format.tsv,
 ) -> None:
-    """The test cases: question id, expected behaviour, first supporting chunk id or 'none'."""
+    """The test cases: question id, expected behaviour, first supporting chunk id or 'none'.
+
+    Example: evalwh cases -o cases.tsv
+    """
     with reading(ctx) as con:
         rows = queries.cases(con, run)
     emit_rows(ctx, rows, fmt, output)
@@ -339,7 +384,10 @@ def cases(
 @app.command()
 @handles_errors
 def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption = None) -> None:
-    """The chapter's evidence file: key: value lines for claims, thresholds and cases."""
+    """The chapter's evidence file: key: value lines for claims, thresholds and cases.
+
+    Example: evalwh evidence -o evidence.txt
+    """
     with reading(ctx) as con:
         lines = evidence_lines(con, run)
     output = to_file(output)
@@ -362,17 +410,20 @@ def diff(
     ] = None,
     baseline: BaselineOption = None,
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
+    output: OutputOption = None,
 ) -> None:
     """Metric deltas from one run to another, and the claims (matched by id) whose status changed.
 
     Rows are kind (metric or claim), name, a, b, delta.
+
+    Example: evalwh diff -f md >> "$GITHUB_STEP_SUMMARY"
     """
     with reading(ctx) as con:
         a, b, rows = compare.diff_runs(con, *compare.diff_pair(con, runs or [], baseline))
     if fmt is DiffFormat.md:
-        sys.stdout.write(compare.diff_markdown(a, b, rows))
+        write_text(ctx, compare.diff_markdown(a, b, rows), output)
     else:
-        emit_rows(ctx, rows, Format(fmt.value), None)
+        emit_rows(ctx, rows, Format(fmt.value), output)
 
 
 @app.command("check")
@@ -398,6 +449,8 @@ def check_command(
 
     Metrics are those of `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision,
     DANGLING (the count of dangling claims), best_correct.
+
+    Example: evalwh check --min supported_share=0.9 --max DANGLING=0 --max-drop pair_precision=0.05
     """
     conditions = [check.parse_condition("min", c) for c in minimum or []]
     conditions += [check.parse_condition("max", c) for c in maximum or []]
@@ -436,6 +489,8 @@ def report_command(
     """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
 
     With -o, the full per-claim table is written beside the report as <name>.claims.csv.
+
+    Example: evalwh report -o out/report.html
     """
     output = to_file(output)
     chosen = fmt.value if fmt is not None else report.format_for(output)
@@ -464,6 +519,8 @@ def views_command(
     """Print the DDL of every view in dependency order, each statement followed by a line holding only ';'.
 
     Needs no warehouse. With --dialect spark each view is CREATE OR REPLACE TEMPORARY VIEW.
+
+    Example: evalwh views --dialect spark > views.sql
     """
     if schema and dialect is not Dialect.spark:
         raise UsageError("--schema prints Spark's base tables; add --dialect spark")
@@ -489,6 +546,8 @@ def export_command(
     """Write every base table (Hive-partitioned by run_id) and every view to DIR, with DuckDB's COPY.
 
     Prints one row per table and view: name, kind, rows, path (relative to DIR).
+
+    Example: evalwh export warehouse-parquet/ -r nightly
     """
     exported = export.export_warehouse(db_path(ctx), directory, fmt.value, run, global_options(ctx).invocation)
     emit_rows(ctx, export.exported_rows(exported), Format.table, None)
@@ -501,20 +560,24 @@ def sql(
     ctx: typer.Context,
     statement: Annotated[str, typer.Argument(help="One SELECT (or DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).")],
     fmt: FormatOption = Format.table,
+    output: OutputOption = None,
 ) -> None:
     """Run one read-only query against the warehouse and print its rows.
 
     The file is opened read-only and only one SELECT-like statement or EXPLAIN is accepted: a query cannot read or write files, attach or detach databases, install or load extensions, or change settings.
+
+    Example: evalwh sql "SELECT status, count(*) FROM claim_status GROUP BY ALL" -f csv
     """  # noqa: E501
     with reading(ctx) as con:
         try:
             rows = queries.read_only_query(con, statement)
         except duckdb.Error as exc:
             raise UsageError(str(exc).splitlines()[0]) from None
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
-logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.",
+logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.\n\n"
+                        "Example: evalwh logs import day.jsonl.gz && evalwh logs show health",
                         no_args_is_help=True)
 app.add_typer(logs_app, name="logs")
 
@@ -524,16 +587,26 @@ app.add_typer(logs_app, name="logs")
 def logs_import(
     ctx: typer.Context,
     paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet; JSON may be gzip-compressed, day.jsonl.gz).", dir_okay=False)],
-    fmt: Annotated[
+    log_format: Annotated[
         Optional[str],
-        typer.Option("--format", "-f", help=f"One of {', '.join(LOG_FORMATS)}; detected from the first record if omitted."),
+        typer.Option("--log-format", "-l", metavar="FORMAT",
+                     help=f"One of {', '.join(LOG_FORMATS)}; detected from the first record if omitted."),
     ] = None,
     skip_bad: Annotated[
         bool, typer.Option("--skip-bad", help="Set malformed records aside in log_rejects instead of failing the batch.")
     ] = False,
+    old_format: Annotated[Optional[str], typer.Option("--format", "-f", hidden=True)] = None,
 ) -> None:
-    """Append log files as one batch; requests already imported (same source and id) are skipped."""
-    result = import_logs(db_path(ctx), paths, fmt, skip_bad, global_options(ctx).invocation)
+    """Append log files as one batch; requests already imported (same source and id) are skipped.
+
+    Example: evalwh logs import logs/2026-12-0*.jsonl.gz --log-format otlp
+    """
+    if old_format is not None:  # -f means the output format in every other command
+        if log_format is not None:
+            raise UsageError("give --log-format alone (--format is its old spelling)")
+        note(ctx, "logs import --format is now --log-format; the old spelling will go")
+        log_format = old_format
+    result = import_logs(db_path(ctx), paths, log_format, skip_bad, global_options(ctx).invocation)
     if result.log_batch_id is None:
         note(ctx, f"nothing new ({result.source}): {result.skipped} requests already present; no batch recorded")
         return
@@ -550,20 +623,28 @@ def logs_show(
                                                  "coverage (log_chunk_coverage) or daily (log_daily).")],
     run: RunOption = LATEST,
     fmt: FormatOption = Format.table,
+    output: OutputOption = None,
 ) -> None:
-    """Production logs joined with a run: the run picks the chunk store and the thresholds."""
+    """Production logs joined with a run: the run picks the chunk store and the thresholds.
+
+    Example: evalwh logs show health -f csv -o health.csv
+    """
     with reading(ctx) as con:
         rows = queries.log_view(con, view.value, run)
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 @logs_app.command("batches")
 @handles_errors
-def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table) -> None:
-    """List the imported log batches, oldest first."""
+def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
+           output: OutputOption = None) -> None:
+    """List the imported log batches, oldest first.
+
+    Example: evalwh logs batches -f json
+    """
     with reading(ctx) as con:
         rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at, log_batch_id")
-    emit_rows(ctx, rows, fmt, None)
+    emit_rows(ctx, rows, fmt, output)
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 ``--min NAME=X`` needs the metric at least X, ``--max NAME=X`` at most X, and
 ``--max-drop NAME=X`` needs it to get worse by at most X since the baseline: fall, or rise
-for a metric where lower is better (``directions``).
+for a metric where lower is better (``evalwh.vocabulary``).
 Metric names are those of run_metrics_long, in any case (``DANGLING`` is the
 dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
 0.625 - 0.575 passes ``--max-drop ...=0.05``.

@@ -2,7 +2,7 @@
 
 The result is one row set (kind, name, a, b, delta, change) so every output format
 can carry it; ``change`` is better, worse or same by the metric's direction
-(``directions``). Markdown groups it into two tables.
+(``evalwh.vocabulary``). Markdown groups it into two tables.
 """
 
 from __future__ import annotations

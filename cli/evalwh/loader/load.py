@@ -174,7 +174,7 @@ def _normalise_new_texts(con: duckdb.DuckDBPyConnection, tokenizer: str) -> int:
 
     A text repeated in the run is taken from its first chunk by a semi-join on ordinals, not by a GROUP BY
     over the texts: rows an aggregate emits are not written to the file as the insert runs, and DuckDB
-    then compresses and writes all of them when the connection closes (about 1 s at 250,000 texts).
+    then compresses and writes all of them when the connection closes, a cost the load would pay at its end.
     A scan gives each thread whole row groups, so a corpus of fewer row groups than threads would be
     normalised on fewer cores than there are: its new texts are then split into one ordinal range per
     thread, read as a UNION ALL whose branches run side by side, as an insert that need not keep their
@@ -481,13 +481,13 @@ def _write(
         )
         counts = write_run(con, run_id, staged, settings)
     if metrics:
-        # the staged input is written: its memory goes to the metrics (1,000,000 claims: 615 MiB peak, not 840),
-        # which spill past a cap (10,000 questions x 100,000 chunks: 1.2 GB peak instead of 2.7)
+        # the staged input is written: its memory goes to the metrics, which spill past a cap, so the
+        # load's peak is the run's write, not the metrics' (bench/claims.py, bench/tfidf.py)
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'").fetchall():
             con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
         limit_memory(con)
         # in a second transaction: inside the run's, the metrics would read the run from transaction-local
-        # storage, slower and with the run held in memory (a 1,000,000-claim load: 0.3 s and 170 MiB more).
+        # storage, slower and with the run held in memory.
         # The file stays attached, so no other process writes in between; a load stopped in between leaves
         # the run without stored metrics, which readers compute live (evalwh.history.metric_values) until
         # ``materialize`` stores them

@@ -1,8 +1,8 @@
 """The built-in retriever at load time: the view builtin_retrieval's rows, computed fast.
 
 The views ``question_chunk_scores``, ``tfidf_scores`` and ``builtin_retrieval`` state the
-rule (every scored pair, a window over them). Evaluated as written over 10,000 questions and
-100,000 chunks they hash tens of millions of (run, question, chunk) string keys. This module
+rule (every scored pair, a window over them). Evaluated as written over a large run they hash
+one (run, question, chunk) string key per pair, questions times chunks of them. This module
 computes the same top k for one run with integer keys (chunk and question ordinals, term
 numbers), the weights normalised once, and ``min_by`` over (-score, chunk id) instead of a
 window. With scipy installed (the ``fast`` extra), one sparse product of the unit vectors

@@ -27,8 +27,8 @@ from evalwh.text.textnorm import register_udfs
 from evalwh.warehouse.connection import attach, new_connection, one, scalar
 from evalwh.warehouse.schema import migrate
 
-# DuckDB's buffers; the process peaks about 130 MiB above it (1,330 MiB importing 1,000,000 requests, as
-# fast as at 1,300 MB, which peaked at 1,430 MiB); at 1 GB that import spilled to disk (about 10% slower)
+# DuckDB's buffers for an import; the process peaks a little above it. Lower, a large import spills
+# to disk and slows down; higher buys no speed (bench/logs_1m.py measures both)
 MEMORY_LIMIT = "1200MB"
 
 
@@ -60,7 +60,7 @@ def _raw_join(con: duckdb.DuckDBPyConnection, one_file: bool = False) -> tuple[s
     """(the raw record expression, the join that provides it) for rows ``n`` of norm_requests (or of a
     query with its file and line): a format whose requests carry no ``raw`` column logs one request per
     line, whose record is the raw one. The lines of ``one_file`` are joined by number alone (a join on
-    one integer instead of a name and a number: 0.2 s less at 1,000,000 requests)."""
+    one integer instead of a name and a number, which is cheaper)."""
     columns = {row[0] for row in con.execute("DESCRIBE temp.norm_requests").fetchall()}
     if "raw" in columns:
         return "n.raw", ""
@@ -238,7 +238,7 @@ def _write_batch(
         raw, join = _raw_join(con, one_file=len(files) == 1)
         # a format of one request a line (raw joined from its line) whose every line is new and good: its
         # retrievals and citations come from those lines, so the filters below would keep every row
-        # (a join on the request ids of 3,000,000 retrievals costs about 0.1 s)
+        # (and skipping them saves a join on the request ids of every retrieval)
         keep_all = bool(join) and rejects == 0 and new == valid
 
         def kept(alias: str) -> str:

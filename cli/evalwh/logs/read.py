@@ -30,8 +30,8 @@ PART_BYTES = 1 << 25  # a log read a part at a time is read in parts of about 32
 @dataclass
 class LineBatch:
     """Files read into tables of their own and not yet into ``log_lines``: all of them go in with one
-    INSERT, since appending file after file made DuckDB merge the table's row groups again and again
-    (24 hourly files of 1,000,000 lines in all: 0.6 s every 250,000 lines, 1.8 s in all)."""
+    INSERT, since appending file after file makes DuckDB merge the table's row groups again and again
+    (a day of hourly files: bench/logs_1m.py)."""
 
     selects: list[str] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)

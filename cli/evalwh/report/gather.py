@@ -1,8 +1,7 @@
-"""A run's report: gather what the views say about one run, then render HTML or Markdown.
+"""What a run's report shows, gathered from the views; ``evalwh.report.render`` writes it out.
 
-Gathering reads only capped slices of the big tables (failing claims first), so
-a run of 100,000 claims still gives a short page; the full per-claim table is
-written beside the report as CSV.
+Gathering reads only capped slices of the big tables (failing claims first), so a run of any size
+gives a short page; the full per-claim table is written beside the report as CSV.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 ``evalwh views --dialect spark`` transpiles each model with sqlglot (the ``spark`` extra) into
 ``CREATE OR REPLACE TEMPORARY VIEW name AS ...`` (sqlglot's Spark dialect with the changes in
-``evalwh.sparksql``) followed by a line holding only ``;``, so a
+``evalwh.spark.dialect``) followed by a line holding only ``;``, so a
 script can split the output on that line. ``--schema`` prints the base tables for Spark: the
 same columns, no PRIMARY KEY, JSON kept as STRING. The views are transpiled as written:
-``evalwh.portable`` lists the constructs that do not yet mean the same on Spark.
+``evalwh.spark.portable`` lists the constructs that do not yet mean the same on Spark.
 """
 
 from __future__ import annotations

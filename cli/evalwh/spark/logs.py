@@ -2,13 +2,13 @@
 
 ``import_logs(spark, paths, fmt)`` reads each JSON-lines file's lines with their line numbers, keeps those
 holding a JSON object as ``log_raw`` (file, line, record), runs the format's SELECTs from
-``sql/logformats/`` (transpiled by ``evalwh.sparksql``) and adds the new requests to the session's
+``sql/logformats/`` (transpiled by ``evalwh.spark.dialect``) and adds the new requests to the session's
 ``log_requests``, ``log_retrievals`` and ``log_citations`` (temporary views, created when missing,
 e.g. by ``evalwh.spark.register``), with the warehouse's columns. A request whose (source, request
 id) the session already holds is skipped, as ``evalwh logs import`` skips it.
 
 The text columns (``question_words``, ``question_uterms``, ``quote_norm``) come from vectorised
-pandas UDFs that call ``evalwh.textnorm``: Java's regex and ``lower()`` differ from Python's on
+pandas UDFs that call ``evalwh.text.textnorm``: Java's regex and ``lower()`` differ from Python's on
 Unicode, so only the same Python functions give the same words.
 
 Every format runs on Spark (``SPARK_FORMATS``): its SQL passes the portability lint. A request

@@ -4,8 +4,8 @@
 Hive-partitioned by ``run_id`` where the table has one) as a temporary view, then creates the
 evalwh views, transpiled by sqlglot (``evalwh views --dialect spark``), in dependency order.
 Needs the ``spark`` extra (pyspark, sqlglot). ``portable_views()`` are the views whose SQL, and
-the SQL of every view they read, passes the portability lint (``evalwh.portable``): today every
-view; tests/test_spark.py proves them equal to DuckDB. ``import_logs`` (``evalwh.sparklogs``)
+the SQL of every view they read, passes the portability lint (``evalwh.spark.portable``): today every
+view; tests/test_spark.py proves them equal to DuckDB. ``import_logs`` (``evalwh.spark.logs``)
 imports production logs on Spark into the same log tables.
 """
 

@@ -71,7 +71,7 @@ def macro_definitions() -> dict[str, str]:
         "native_join": "(w) AS array_to_string(w, ' ')",
         # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a
         # capital sigma by its context (final sigma), which DuckDB does not: such texts go to the Python UDF
-        # terms, which the connection must have registered (evalwh.textnorm.register_udfs)
+        # terms, which the connection must have registered (evalwh.text.textnorm.register_udfs)
         "native_uterms": f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
                          f"ELSE regexp_extract_all(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
                          f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), {sql_literal(alnum + '(?:' + alnum + '|-)*')}) END",

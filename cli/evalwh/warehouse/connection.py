@@ -26,8 +26,8 @@ from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_s
 STORAGE_VERSION = "v1.4.0"
 
 # DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
-# report): past it, DuckDB spills to its temporary files. 10,000 questions x 100,000 chunks: a load's
-# metrics 1.2 GB peak instead of 2.7, an HTML report 0.8 GB instead of 2.6 (and faster)
+# report): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
+# (bench/tfidf.py and bench/report_100k.py measure it)
 VIEWS_MEMORY_LIMIT = "700MB"
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file, after the header's checksum
