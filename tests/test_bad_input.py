@@ -361,16 +361,16 @@ CASES: list[Case] = [
          lambda s: [*log_file(s, "a.jsonl", [request()]), str(log_file(s, "b.jsonl", [request()])[2])],
          "b.jsonl: line 1: request id already used earlier in this import", fresh=True),
     Case("OTLP spans that are not a list", lambda s: log_file(s, "t.json", [json.dumps({"resourceSpans": [
-         {"scopeSpans": [{"spans": "not a list"}]}]})], "--format", "otlp"),
+         {"scopeSpans": [{"spans": "not a list"}]}]})], "--log-format", "otlp"),
          "t.json: line 1: spans must be a list"),
     Case("OTLP documents string that is not a list", lambda s: log_file(s, "t.json", [json.dumps({"resourceSpans": [
          {"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc6ff", "attributes": [
-             {"key": "gen_ai.retrieval.documents", "value": {"stringValue": '{"id": "k1"}'}}]}]}]}]})], "--format", "otlp"),
+             {"key": "gen_ai.retrieval.documents", "value": {"stringValue": '{"id": "k1"}'}}]}]}]}]})], "--log-format", "otlp"),
          "t.json: line 1: gen_ai.retrieval.documents must be a JSON list"),
     Case("OTLP start time that is not a number", lambda s: log_file(s, "t.json", [json.dumps({"resourceSpans": [
          {"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc6ff", "startTimeUnixNano": "soon",
                                      "attributes": [{"key": "input.value", "value": {"stringValue": "When?"}}]}]}]}]})],
-         "--format", "otlp"),
+         "--log-format", "otlp"),
          "t.json: line 1: does not fit the otlp format"),
     Case("Anthropic messages that are a string", lambda s: log_file(s, "a.jsonl", [json.dumps(
          {"request": {"messages": "hello"}, "response": {"id": "m1", "content": []}})]),

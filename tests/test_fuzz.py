@@ -134,7 +134,7 @@ def test_random_log_lines_import_or_exit_2(lines: list[Any], fmt: str | None, sk
         path.write_text("".join((x if isinstance(x, str) else json.dumps(x)).replace("\n", " ") + "\n" for x in lines),
                         encoding="utf-8")
         args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(path)]
-        args += ["--format", fmt] if fmt else []
+        args += ["--log-format", fmt] if fmt else []
         args += ["--skip-bad"] if skip_bad else []
         assert_clean_exit(CliRunner().invoke(app, args))
 
@@ -210,5 +210,5 @@ def test_one_awkward_value_in_a_sample_log_imports_or_exits_2(sample: str, pick:
     with tempfile.TemporaryDirectory() as scratch:
         log = write_mutated_sample(Path(scratch), sample, pick, value)
         args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log),
-                "--format", SAMPLE_FORMATS[sample]]
+                "--log-format", SAMPLE_FORMATS[sample]]
         assert_clean_exit(CliRunner().invoke(app, [*args, *(["--skip-bad"] if skip_bad else [])]))

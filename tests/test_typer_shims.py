@@ -20,9 +20,9 @@ def test_help_lists_a_flag_without_a_value_and_an_option_with_one(runner) -> Non
 
     result = runner.invoke(app, ["load", "--help"])
     assert result.exit_code == 0
-    replace_line = next(line for line in result.stdout.splitlines() if "--replace" in line)
+    replace_line = next(line for line in result.stdout.splitlines() if line.lstrip("│ ").startswith("--replace"))
     assert "<bool>" not in replace_line  # what Typer prints for a flag without the shim
-    assert "<str>" in next(line for line in result.stdout.splitlines() if "--label" in line)
+    assert "<str>" in next(line for line in result.stdout.splitlines() if line.lstrip("│ ").startswith("--label"))
 
 
 def test_a_command_line_error_is_one_line(runner) -> None:
