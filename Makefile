@@ -1,7 +1,8 @@
 # make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed, print the evidence,
 #            write cases.tsv and the run's HTML and Markdown reports under out/
 # make test: add the test extras to .venv and run the test suite
-# make lint: ruff, mypy and pyright over cli/ and tests/ (every evalwh import resolved)
+# make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py (every evalwh import resolved)
+# make docs: regenerate docs/reference/ (the command and warehouse references) from the code
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,7 +11,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test lint docs bench bench-logs bench-spark clean
+.PHONY: demo test lint docs screenshot bench bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,9 +42,17 @@ $(LINT_STAMP): $(STAMP)
 	touch $(LINT_STAMP)
 
 lint: $(LINT_STAMP)
-	$(BIN)/ruff check cli tests bench
+	$(BIN)/ruff check cli tests bench docs
 	$(BIN)/mypy
-	$(BIN)/pyright cli tests
+	$(BIN)/pyright cli tests docs
+
+docs: $(DEMO_STAMP)
+	$(BIN)/python docs/generate.py
+
+# docs/report.png, the README's picture of the demo's report (needs chromium)
+screenshot: demo
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1000 \
+		--screenshot=docs/report.png out/report.html
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
