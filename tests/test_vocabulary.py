@@ -45,6 +45,15 @@ def test_the_failing_first_order_ranks_every_status_and_supported_last() -> None
     assert [r[0] for r in ranked] == ["DANGLING", "UNCITED", "UNSUPPORTED", "NUMBER_MISMATCH", "SUPPORTED"]
 
 
+def test_changes_are_the_words_both_comparison_views_emit() -> None:
+    assert set(vocabulary.CHANGES) == case_outputs("question_changes", "change")
+    assert set(vocabulary.CHANGES) == case_outputs("claim_changes", "change")
+    con = duckdb.connect()
+    ranked = con.execute(f"SELECT change FROM (SELECT unnest(?) AS change) ORDER BY {vocabulary.WORST_FIRST}",
+                         [sorted(vocabulary.CHANGES)]).fetchall()
+    assert tuple(r[0] for r in ranked) == vocabulary.CHANGES
+
+
 def test_observed_actions_are_reader_outputs_words() -> None:
     assert set(vocabulary.OBSERVED_ACTIONS) == case_outputs("reader_outputs", "action")
     assert set(vocabulary.EXPECTED_ACTIONS) == set(vocabulary.OBSERVED_ACTIONS) - {"parse_failure"}

@@ -20,6 +20,11 @@ STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DAN
 # the order the failing claims come in, worst first, as SQL over a ``status`` column
 FAILING_FIRST = ("CASE status WHEN 'DANGLING' THEN 1 WHEN 'UNCITED' THEN 2 WHEN 'UNSUPPORTED' THEN 3 "
                  "WHEN 'NUMBER_MISMATCH' THEN 4 ELSE 5 END")
+# how a question or claim changed from a baseline run (question_changes.change, claim_changes.change),
+# worst first, and that order as SQL over a ``change`` column
+CHANGES: tuple[str, ...] = ("worse", "removed", "new", "better", "same")
+WORST_FIRST = ("CASE change WHEN 'worse' THEN 1 WHEN 'removed' THEN 2 WHEN 'new' THEN 3 WHEN 'better' THEN 4 "
+               "ELSE 5 END")
 # what a question expects (questions.expected) and what a response did (question_outcomes.action)
 EXPECTED_ACTIONS: tuple[str, ...] = ("answer", "refuse", "flag_premise")
 OBSERVED_ACTIONS: tuple[str, ...] = (*EXPECTED_ACTIONS, "parse_failure")

@@ -200,6 +200,12 @@ def load(
                                     "compare it with the previous run of this dataset (default: run.toml's "
                                     "[run] dataset, else the folder's name).")
     ] = None,
+    created_at: Annotated[
+        Optional[str], typer.Option("--created-at", metavar="TIME",
+                                    help="When the run was made, ISO 8601 (2026-12-01T09:00:00Z; no zone: UTC), "
+                                    "for a backfill: 'latest' and every baseline follow this time (default: "
+                                    "run.toml's [run] created_at, else now).")
+    ] = None,
     thresholds: Annotated[
         str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
     ] = "1,2,3,4,5",
@@ -232,8 +238,10 @@ def load(
     .parquet), stopwords.txt and run.toml.
 
     Example: evalwh load runs/2026-12-04 --dataset hr-policy --label "reranker v2"
+
+    Example: evalwh load runs/2026-11-27 --dataset hr-policy --created-at 2026-11-27T18:00:00Z
     """
-    overrides = {"dataset": dataset, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
+    overrides = {"dataset": dataset, "created_at": created_at, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = load_run(
         db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
@@ -412,15 +420,30 @@ def diff(
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Metric deltas from one run to another, and the claims (matched by id) whose status changed.
+    """Metric deltas from one run to another, then the questions and the claims (matched by id) that
+    changed, worst first.
 
-    Rows are kind (metric or claim), name, a, b, delta.
+    Rows are kind (metric, question or claim), name, a, b, delta, change (better, worse, same, new or
+    removed: the rules of the views question_changes and claim_changes) and detail (what got worse or
+    better). A question's a and b are its outcome, its delta the change in F1; a claim's are its status.
+    A run without a baseline prints no rows and says so on stderr (exit 0).
 
     Example: evalwh diff -f md >> "$GITHUB_STEP_SUMMARY"
     """
     with reading(ctx) as con:
-        a, b, rows = compare.diff_runs(con, *compare.diff_pair(con, runs or [], baseline))
-    if fmt is DiffFormat.md:
+        before, after = compare.diff_pair(con, runs or [], baseline)
+        if before is None:
+            a, b, rows = None, after, Rows(compare.DIFF_COLUMNS, [])
+        else:
+            a, b, rows = compare.diff_runs(con, before, after)
+    if a is None:
+        note(ctx, f"run {b!r} has no earlier run in its dataset to compare with; nothing to diff "
+                    "(pass --baseline RUN)")
+        if fmt is DiffFormat.md:
+            write_text(ctx, f"## evalwh diff: {b}\n\n*No earlier run of its dataset to compare with.*\n", output)
+        else:
+            emit_rows(ctx, rows, Format(fmt.value), output)
+    elif fmt is DiffFormat.md:
         write_text(ctx, compare.diff_markdown(a, b, rows), output)
     else:
         emit_rows(ctx, rows, Format(fmt.value), output)
@@ -442,20 +465,38 @@ def check_command(
         typer.Option("--max-drop", metavar="METRIC=X",
                      help="Fail when METRIC fell by more than X since the baseline (a metric new in this run passes)."),
     ] = None,
+    max_regressions: Annotated[
+        Optional[list[str]],
+        typer.Option("--max-regressions", metavar="questions|claims=N",
+                     help="Fail when more than N questions (or claims) got worse since the baseline "
+                          "(question_changes, claim_changes)."),
+    ] = None,
+    require_baseline: Annotated[
+        bool, typer.Option("--require-baseline", help="Fail when the run has no baseline to compare with "
+                           "(default: drops and regressions then pass).")
+    ] = False,
     baseline: BaselineOption = None,
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
 ) -> None:
     """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
 
     Metrics are those of `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision,
-    DANGLING (the count of dangling claims), best_correct.
+    DANGLING (the count of dangling claims), best_correct. Without a baseline, --max-drop and
+    --max-regressions hold and a note says so on stderr; --require-baseline makes that a failure.
 
     Example: evalwh check --min supported_share=0.9 --max DANGLING=0 --max-drop pair_precision=0.05
+
+    Example: evalwh check --require-baseline --max-regressions questions=0 --max-regressions claims=0
     """
     conditions = [check.parse_condition("min", c) for c in minimum or []]
     conditions += [check.parse_condition("max", c) for c in maximum or []]
     conditions += [check.parse_condition("max-drop", c) for c in max_drop or []]
-    result = check.run_check(db_path(ctx), run, conditions, baseline, global_options(ctx).invocation)
+    conditions += [check.parse_condition("max-regressions", c) for c in max_regressions or []]
+    result = check.run_check(db_path(ctx), run, conditions, baseline, global_options(ctx).invocation,
+                             require_baseline=require_baseline)
+    if result.previous_run is None and any(c.kind in ("max-drop", "max-regressions") for c in conditions):
+        note(ctx, f"run {result.run_id} has no baseline: no earlier run of its dataset, so nothing could drop "
+                  "(--require-baseline makes this a failure)")
     writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
     sys.stdout.write(writer[fmt](result))
     if not result.ok:

@@ -3,6 +3,9 @@
 ``--min NAME=X`` needs the metric at least X, ``--max NAME=X`` at most X, and
 ``--max-drop NAME=X`` needs it to get worse by at most X since the baseline: fall, or rise
 for a metric where lower is better (``evalwh.vocabulary``).
+``--max-regressions questions=N`` (or ``claims=N``) needs at most N questions (claims) that got
+worse since the baseline, by the rules of the views ``question_changes`` and ``claim_changes``;
+``require_baseline`` fails the gate when the run has no baseline to compare with.
 Metric names are those of run_metrics_long, in any case (``DANGLING`` is the
 dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
 0.625 - 0.575 passes ``--max-drop ...=0.05``.
@@ -15,6 +18,8 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import duckdb
+
 from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
 from evalwh.invocation import QUIET, Invocation
@@ -24,7 +29,10 @@ from evalwh.warehouse.connection import open_warehouse
 from evalwh.warehouse.runs import baseline_run, resolve_run
 
 TOLERANCE = 1e-9
-OPERATORS = {"min": ">=", "max": "<=", "max-drop": "drop <="}
+OPERATORS = {"min": ">=", "max": "<=", "max-drop": "drop <=", "max-regressions": "worse <="}
+# what --max-regressions counts: the rows of a comparison view labelled worse for the (baseline, run) pair
+REGRESSIONS = {"questions": "question_changes", "claims": "claim_changes"}
+NO_BASELINE = "no baseline: no earlier run of this dataset"
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,9 @@ def parse_condition(kind: str, text: str) -> Condition:
     limit = float(value)
     if limit in (float("inf"), float("-inf")):
         raise UsageError(f"--{kind} {text!r}: the limit must be a finite number")
+    if kind == "max-regressions" and name.strip().lower() not in REGRESSIONS:
+        raise UsageError(f"--{kind} {text!r}: count questions or claims, for example questions=0"
+                         f"{closest(name.strip().lower(), list(REGRESSIONS))}")
     return Condition(kind, name.strip().lower(), limit)
 
 
@@ -94,7 +105,7 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
     if condition.kind == "max-drop":
         if before is None:
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
-                           "no baseline: no earlier run of this dataset")
+                           NO_BASELINE)
         if actual is not None and previous is None:  # the baseline has no such figure: nothing dropped
             return Outcome(str(condition), condition.kind, condition.metric, condition.limit, actual, None, True,
                            f"new: the baseline has no {condition.metric}; is {fmt_number(actual)}")
@@ -116,24 +127,53 @@ def evaluate(condition: Condition, now: dict[str, float | None], before: dict[st
                    f"is {fmt_number(actual)}")
 
 
+def evaluate_regressions(condition: Condition, worse: dict[str, int] | None) -> Outcome:
+    """Check a ``max-regressions`` condition against the counts of questions and claims that got worse."""
+    if worse is None:
+        return Outcome(str(condition), condition.kind, condition.metric, condition.limit, None, None, True, NO_BASELINE)
+    count = worse[condition.metric]
+    ok = count <= condition.limit + TOLERANCE
+    noun = condition.metric.removesuffix("s") if count == 1 else condition.metric
+    return Outcome(str(condition), condition.kind, condition.metric, condition.limit, count, None, ok,
+                   f"{count} {noun} got worse")
+
+
+def regressions(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> dict[str, int]:
+    """How many questions and claims got worse from ``baseline`` to ``run_id``."""
+    return {kind: int(con.execute(f"SELECT count(*) FROM {view} WHERE baseline_run_id = ? AND run_id = ? "
+                                  "AND change = 'worse'", [baseline, run_id]).fetchall()[0][0])
+            for kind, view in REGRESSIONS.items()}
+
+
 def run_check(
     db: Path, run: str, conditions: list[Condition], baseline: str | None = None, invocation: Invocation = QUIET,
+    *, require_baseline: bool = False,
 ) -> CheckResult:
-    """Evaluate every condition on ``run``; ``--max-drop`` compares with ``baseline`` (default: the previous
-    run of the run's dataset). Unknown metric names are a UsageError."""
-    if not conditions:
-        raise UsageError("give at least one condition: --min, --max or --max-drop METRIC=NUMBER")
+    """Evaluate every condition on ``run``; ``--max-drop`` and ``--max-regressions`` compare with ``baseline``
+    (default: the previous run of the run's dataset). Unknown metric names are a UsageError.
+    ``require_baseline`` adds a condition that fails when there is no baseline."""
+    if not conditions and not require_baseline:
+        raise UsageError("give at least one condition: --min, --max, --max-drop METRIC=NUMBER or "
+                         "--max-regressions questions|claims=N")
+    gates = [c for c in conditions if c.kind != "max-regressions"]
+    counted = [c for c in conditions if c.kind == "max-regressions"]
     with open_warehouse(db, invocation=invocation) as con:
         run_id = resolve_run(con, run)
         now = metric_values(con, run_id)
-        unknown = [c for c in conditions if c.metric not in now and c.metric not in LOG_METRICS]
+        unknown = [c for c in gates if c.metric not in now and c.metric not in LOG_METRICS]
         if unknown:
             known = list(now) + [m for m in LOG_METRICS if m not in now]
             raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
                              f"(metrics: {', '.join(known)})")
         previous = baseline_run(con, run_id, baseline)
         before = metric_values(con, previous) if previous else None
-    return CheckResult(run_id, previous, [evaluate(c, now, before) for c in conditions])
+        worse = regressions(con, previous, run_id) if previous and counted else None
+    outcomes = [evaluate(c, now, before) if c.kind != "max-regressions" else evaluate_regressions(c, worse)
+                for c in conditions]
+    if require_baseline:
+        outcomes.insert(0, Outcome("baseline required", "require-baseline", "", 0.0, None, None, previous is not None,
+                                   f"compared with {previous}" if previous else NO_BASELINE))
+    return CheckResult(run_id, previous, outcomes)
 
 
 def format_text(result: CheckResult) -> str:

@@ -1,8 +1,10 @@
-"""Comparing two runs: metric deltas and the claims whose status changed.
+"""Comparing two runs: metric deltas, and the questions and claims that changed.
 
-The result is one row set (kind, name, a, b, delta, change) so every output format
-can carry it; ``change`` is better, worse or same by the metric's direction
-(``evalwh.vocabulary``). Markdown groups it into two tables.
+The result is one row set (kind, name, a, b, delta, change, detail) so every output format
+can carry it. A metric's ``change`` is better, worse or same by its direction
+(``evalwh.vocabulary``); a question's or claim's comes from the views ``question_changes``
+and ``claim_changes``, which hold the rule, and they are listed worst first. Markdown groups
+them into three tables.
 """
 
 from __future__ import annotations
@@ -12,13 +14,27 @@ from dataclasses import dataclass
 import duckdb
 
 from evalwh.errors import UsageError
-from evalwh.history.materialize import metric_values, status_changes
+from evalwh.history.materialize import metric_values
 from evalwh.output.rows import Rows
 from evalwh.output.templates import render
-from evalwh.vocabulary import verdict
+from evalwh.vocabulary import WORST_FIRST, verdict
 from evalwh.warehouse.runs import LATEST, baseline_run, resolve_run
 
-DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change")
+DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change", "detail")
+# question and claim rows, worst first: what got worse, what went away, what is new, what got better
+CHANGE_ORDER = WORST_FIRST
+QUESTION_ROWS = f"""
+    SELECT 'question', question_id, old_outcome, new_outcome, new_f1 - old_f1, change,
+           CASE change WHEN 'worse' THEN worse_in WHEN 'better' THEN better_in END
+    FROM question_changes
+    WHERE baseline_run_id = $a AND run_id = $b AND change <> 'same'
+    ORDER BY {CHANGE_ORDER}, ordinal"""
+# every claim whose status differs; one moving between failing statuses is neither better nor worse
+CLAIM_ROWS = f"""
+    SELECT 'claim', claim_id, old_status, new_status, NULL, NULLIF(change, 'same'), NULL
+    FROM claim_changes
+    WHERE baseline_run_id = $a AND run_id = $b AND old_status IS DISTINCT FROM new_status
+    ORDER BY {CHANGE_ORDER}, ordinal"""
 
 
 @dataclass(frozen=True)
@@ -48,9 +64,9 @@ def metric_changes(
     return out
 
 
-def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | None) -> tuple[str, str]:
+def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | None) -> tuple[str | None, str]:
     """(from, to) for ``evalwh diff``: two runs as given; one run (default: latest) and its baseline
-    (``--baseline``, else the previous run of its dataset)."""
+    (``--baseline``, else the previous run of its dataset; None when it has none)."""
     if len(runs) > 2:
         raise UsageError("diff takes at most two runs")
     if len(runs) == 2:
@@ -58,37 +74,25 @@ def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | N
             raise UsageError("give two runs or --baseline, not both")
         return runs[0], runs[1]
     run_id = resolve_run(con, runs[0] if runs else LATEST)
-    before = baseline_run(con, run_id, baseline)
-    if before is None:
-        raise UsageError(f"run {run_id!r} has no earlier run in its dataset to compare with; pass --baseline RUN")
-    return before, run_id
+    return baseline_run(con, run_id, baseline), run_id
 
 
 def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[str, str, Rows]:
     """Resolve both runs and return (a, b, rows): each metric defined in either run with its delta,
-    then each changed claim."""
+    then each question that changed and each claim whose status changed, worst first."""
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
     before, after = metric_values(con, a), metric_values(con, b)
     rows: list[tuple[object, ...]] = [
-        ("metric", m.name, m.previous, m.value, m.delta, m.verdict or None) for m in metric_changes(before, after)
+        ("metric", m.name, m.previous, m.value, m.delta, m.verdict or None, None)
+        for m in metric_changes(before, after)
     ]
-    for change in status_changes(con, a, b):
-        rows.append(("claim", change["claim_id"], change["before"], change["after"], None,
-                     claim_verdict(change["before"], change["after"]) or None))
+    for sql in (QUESTION_ROWS, CLAIM_ROWS):
+        rows += con.execute(sql, {"a": a, "b": b}).fetchall()
     return a, b, Rows(DIFF_COLUMNS, rows)
 
 
-def claim_verdict(before: str | None, after: str | None) -> str:
-    """A claim that became SUPPORTED got better; one that stopped being SUPPORTED got worse."""
-    if before == after or before is None or after is None:
-        return ""
-    if after == "SUPPORTED":
-        return "better"
-    return "worse" if before == "SUPPORTED" else ""
-
-
 def diff_markdown(run_a: str, run_b: str, rows: Rows) -> str:
-    """The diff as Markdown: a metrics table and a table of changed claims."""
-    metrics = [r for r in rows.dicts() if r["kind"] == "metric"]
-    claims = [r for r in rows.dicts() if r["kind"] == "claim"]
-    return render("md", "diff.md.j2", a=run_a, b=run_b, metrics=metrics, claims=claims).rstrip("\n") + "\n"
+    """The diff as Markdown: a metrics table, then the changed questions and claims, worst first."""
+    kinds = {kind: [r for r in rows.dicts() if r["kind"] == kind] for kind in ("metric", "question", "claim")}
+    return render("md", "diff.md.j2", a=run_a, b=run_b, metrics=kinds["metric"], questions=kinds["question"],
+                  claims=kinds["claim"]).rstrip("\n") + "\n"

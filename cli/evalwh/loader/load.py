@@ -410,7 +410,8 @@ def load_run(
 ) -> LoadResult:
     """Validate every input file in ``directory``, then write it as one run of the warehouse at ``db``.
 
-    ``overrides`` (dataset, retriever, top_k, tokenizer, abstain_marker, premise_marker) win over run.toml,
+    ``overrides`` (dataset, created_at, retriever, top_k, tokenizer, abstain_marker, premise_marker) win over
+    run.toml,
     which wins over ``default_dataset`` (else the folder's name);
     ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them;
     ``metrics`` stores the run's headline metrics in metrics_history right after the run;
@@ -445,7 +446,7 @@ def load_run(
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or str(directory.resolve()), replace=replace,
                             dataset=settings.dataset or default_dataset or directory.resolve().name,
-                            metrics=metrics, invocation=invocation)
+                            metrics=metrics, invocation=invocation, created_at=settings.created_at)
             advance(1)
         replaced = counts.pop("replaced") == 1
         return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts)
@@ -456,7 +457,7 @@ def load_run(
 def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
     params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str, metrics: bool,
-    invocation: Invocation,
+    invocation: Invocation, created_at: dt.datetime | None = None,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction, then (when ``metrics``) its headline
     metrics in a second; counts rows, plus ``replaced``."""
@@ -471,10 +472,17 @@ def _write(
         if exists:
             for table in run_tables(con):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        previous = scalar(con, "SELECT max(created_at) FROM runs")
-        created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-        if previous is not None and created <= previous:
-            created = previous + dt.timedelta(microseconds=1)
+        if created_at is not None:  # a backfill: the run takes its place among the others by this time
+            taken = scalar(con, "SELECT min(run_id) FROM runs WHERE created_at = ?", [created_at])
+            if taken is not None:
+                raise UsageError(f"run {taken!r} has the same created_at ({created_at}); give another time, "
+                                 "so that 'latest' and every baseline stay well defined")
+            created = created_at
+        else:
+            previous = scalar(con, "SELECT max(created_at) FROM runs")
+            created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+            if previous is not None and created <= previous:
+                created = previous + dt.timedelta(microseconds=1)
         con.execute(
             "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
             "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]

@@ -4,13 +4,15 @@ Exactly these keys are allowed; anything else is an input error naming the key,
 so a typo never silently falls back to a default.
 
     [retrieval]  retriever = "overlap"|"tfidf", top_k = 3, tokenizer = "ascii"|"unicode", stopwords = [...]
-    [run]        dataset = "name"   (the dataset the run belongs to; default: the folder's name)
+    [run]        dataset = "name"   (the dataset the run belongs to; default: the folder's name),
+                 created_at = 2026-12-01T09:00:00Z   (when the run was made, for a backfill; default: now)
     [reader]     abstain_marker = "NOT IN HANDBOOK", premise_marker = "PREMISE NOT SUPPORTED",
                  format = "two_line"|"bracket"|"structured", refusal_phrase = "That does not appear from the material."
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -22,7 +24,7 @@ RETRIEVERS = ("overlap", "tfidf")
 TOKENIZERS = ("ascii", "unicode")
 READER_FORMATS = ("two_line", "bracket", "structured")
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "run": ("dataset",),
+    "run": ("dataset", "created_at"),
     "retrieval": ("retriever", "top_k", "tokenizer", "stopwords"),
     "reader": ("abstain_marker", "premise_marker", "format", "refusal_phrase"),
 }
@@ -39,13 +41,29 @@ class RunSettings:
     format: str = "two_line"
     refusal_phrase: str = "That does not appear from the material."
     dataset: str | None = None  # None: the folder's name
+    created_at: dt.datetime | None = None  # UTC, without a zone; None: the time of the load
 
     def params(self) -> dict[str, Any]:
         """The settings as stored in runs.params (the stop list and the dataset are stored separately)."""
         values = asdict(self)
         values.pop("stopwords")
         values.pop("dataset")
+        values.pop("created_at")
         return values
+
+
+def parse_created_at(value: object) -> dt.datetime:
+    """An ISO 8601 date or date and time (a TOML date-time, or text) as a UTC time without a zone;
+    a time without a zone is read as UTC. Anything else is a ValueError."""
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value.strip())
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    if not isinstance(value, dt.datetime):
+        raise ValueError(f"not a date and time: {value!r}")
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value
 
 
 # the largest top_k and refusal threshold a run may set: far beyond any real use, and within INTEGER
@@ -77,6 +95,12 @@ def _check(settings: RunSettings, where: str, from_file: bool) -> RunSettings:
                                          or settings.dataset.strip() != settings.dataset
                                          or any(ch in settings.dataset for ch in "\t\r\n")):
         raise fail("dataset", "dataset must be a non-empty name without surrounding spaces, tabs or newlines")
+    if settings.created_at is not None:
+        try:
+            settings = replace(settings, created_at=parse_created_at(settings.created_at))
+        except ValueError:
+            raise fail("created_at", f"created_at must be an ISO 8601 date and time such as 2026-12-01T09:00:00Z, "
+                                     f"not {settings.created_at!r}") from None
     return settings
 
 

@@ -55,7 +55,7 @@ def fmt_delta(value: Any, digits: int = 3) -> str:
     return sign + fmt_number(abs(value), digits)
 
 
-VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "same": "same"}
+VERDICT_MARKS = {"better": "🟢 better", "worse": "🔴 worse", "same": "same", "new": "new", "removed": "removed"}
 
 
 def verdict_mark(value: str | None) -> str:

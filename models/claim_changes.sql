@@ -1,0 +1,39 @@
+-- One row per (run, baseline, claim in either run): the claim's status in the baseline and in
+-- the run, for every pair of run_pairs, matched by claim id.
+--   change  'removed' (only in the baseline); for a claim only in the run 'worse' when it is not
+--           SUPPORTED, else 'new'; otherwise 'better' when it became SUPPORTED, 'worse' when it
+--           stopped being SUPPORTED, else 'same' (a failing claim may move between failing statuses)
+--   text, quote, cited_ids  the run's (the baseline's for a removed claim)
+WITH facts AS (
+    SELECT s.run_id, s.claim_id, s.ordinal, s.status, s.cited_ids, c.text, c.quote
+    FROM claim_status AS s
+    JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id
+),
+paired AS (
+    SELECT p.run_id, p.baseline_run_id, f.claim_id
+    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.run_id
+    UNION
+    SELECT p.run_id, p.baseline_run_id, f.claim_id
+    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.baseline_run_id
+)
+SELECT
+    k.run_id,
+    k.baseline_run_id,
+    k.claim_id,
+    COALESCE(n.ordinal, o.ordinal)     AS ordinal,
+    COALESCE(n.text, o.text)           AS text,
+    COALESCE(n.quote, o.quote)         AS quote,
+    COALESCE(n.cited_ids, o.cited_ids) AS cited_ids,
+    o.status AS old_status,
+    n.status AS new_status,
+    CASE
+        WHEN n.claim_id IS NULL THEN 'removed'
+        WHEN o.claim_id IS NULL THEN CASE WHEN n.status = 'SUPPORTED' THEN 'new' ELSE 'worse' END
+        WHEN n.status = o.status THEN 'same'
+        WHEN n.status = 'SUPPORTED' THEN 'better'
+        WHEN o.status = 'SUPPORTED' THEN 'worse'
+        ELSE 'same'
+    END AS change
+FROM paired AS k
+LEFT JOIN facts AS n ON n.run_id = k.run_id AND n.claim_id = k.claim_id
+LEFT JOIN facts AS o ON o.run_id = k.baseline_run_id AND o.claim_id = k.claim_id

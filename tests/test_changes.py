@@ -1,0 +1,224 @@
+"""Per-question and per-claim comparison of two runs (question_changes, claim_changes, run_pairs, diff).
+
+Two runs of one HR-policy dataset, built here: the second fixes a question and a claim and breaks
+two questions and a claim, adds a failing and a passing claim and drops one. The metric means hide
+part of it; the comparison must name each. Every expected label is worked out by hand below from
+the rules in the models' headers, not read from the views.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalwh.app import app
+from evalwh.loader import load_run
+from evalwh.warehouse import open_warehouse
+
+CHUNKS = [("h1", "Staff get 25 days of annual leave."), ("h2", "Parental leave is 16 weeks."),
+          ("h3", "Expenses over 50 dollars need a receipt.")]
+QUESTIONS = [
+    ("q1", "How many days of annual leave do staff get?", "answer", "25 days of annual leave", "h1", "25 days"),
+    ("q2", "How long is parental leave?", "answer", "16 weeks", "h2", "16 weeks"),
+    ("q3", "What is the guest wifi password?", "refuse", "", "", ""),
+    ("q4", "When does an expense need a receipt?", "answer", "over 50 dollars", "h3", "over 50 dollars"),
+]
+RETRIEVED = {"q1": "h1", "q2": "h2", "q3": "h1", "q4": "h3"}  # the same top-1 chunk in both runs
+BASE_ANSWERS = {"q1": ("25 days", "h1"), "q2": ("12 weeks", "h2"), "q3": ("NOT IN HANDBOOK", "none"),
+                "q4": ("over 50 dollars", "h3")}
+NEXT_ANSWERS = {"q1": ("25 days", "h1"), "q2": ("16 weeks", "h2"), "q3": ("14 days", "h1"),
+                "q4": ("dollars", "h3")}
+BASE_CLAIMS = [("c1", "Staff get 25 days of leave.", "25 days of annual leave", "h1"),
+               ("c2", "Parental leave is 12 weeks.", "Parental leave is 16 weeks", "h2"),
+               ("c3", "Receipts are needed over 50 dollars.", "over 50 dollars need a receipt", "h3")]
+NEXT_CLAIMS = [("c1", "Staff get 30 days of leave.", "25 days of annual leave", "h1"),
+               ("c2", "Parental leave is 16 weeks.", "Parental leave is 16 weeks", "h2"),
+               ("c4", "Leave requests go to HR.", "requests go to HR", "h9"),
+               ("c5", "Parental leave lasts 16 weeks.", "16 weeks", "h2")]
+
+
+def write_csv(path: Path, header: list[str], rows: Sequence[tuple[str, ...]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def run_folder(root: Path, name: str, answers: dict[str, tuple[str, str]],
+               claims: list[tuple[str, str, str, str]]) -> Path:
+    folder = root / name
+    folder.mkdir()
+    write_csv(folder / "chunks.csv", ["chunk_id", "text"], CHUNKS)
+    write_csv(folder / "questions.csv",
+              ["question_id", "question", "expected", "gold", "gold_chunk_id", "acceptable_answers"], QUESTIONS)
+    write_csv(folder / "retrievals.csv", ["question_id", "chunk_id", "rank", "score"],
+              [(q, c, "1", "1.0") for q, c in RETRIEVED.items()])
+    write_csv(folder / "responses.csv", ["question_id", "output"],
+              [(q, f"Answer: {a}\nSources: {s}") for q, (a, s) in answers.items()])
+    write_csv(folder / "claims.csv", ["claim_id", "text", "quote"], [c[:3] for c in claims])
+    write_csv(folder / "citations.csv", ["claim_id", "chunk_id"], [(c[0], c[3]) for c in claims])
+    (folder / "run.toml").write_text('[run]\ndataset = "hr-policy"\n', encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def hr(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hr")
+    db = root / "wh.duckdb"
+    load_run(db, run_folder(root, "monday", BASE_ANSWERS, BASE_CLAIMS))
+    load_run(db, run_folder(root, "tuesday", NEXT_ANSWERS, NEXT_CLAIMS))
+    return db
+
+
+def cli(db: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+# By hand, tuesday against monday:
+#   q1  same answer                                                      same
+#   q2  '12 weeks' -> '16 weeks': EM 0 -> 1, F1 2*1/(2+2)=0.5 -> 1.0      better (exact_match, f1)
+#   q3  a correct refusal -> an answer citing h1 (= the top retrieval):
+#       outcome and refusal worse, citation better                       worse (outcome, refusal)
+#   q4  'over 50 dollars' -> 'dollars': EM 1 -> 0, F1 1.0 -> 2*1/(1+3)    worse (exact_match, f1)
+EXPECTED_QUESTIONS = {
+    "q1": ("same", None, None),
+    "q2": ("better", None, "exact_match, f1"),
+    "q3": ("worse", "outcome, refusal", "citation"),
+    "q4": ("worse", "exact_match, f1", None),
+}
+#   c1  SUPPORTED -> NUMBER_MISMATCH (30 is not in the quote)             worse
+#   c2  NUMBER_MISMATCH (12 not in the quote) -> SUPPORTED                better
+#   c3  only monday                                                       removed
+#   c4  only tuesday, cites h9 which is no chunk: DANGLING                worse
+#   c5  only tuesday, SUPPORTED                                           new
+EXPECTED_CLAIMS = {
+    "c1": ("SUPPORTED", "NUMBER_MISMATCH", "worse"),
+    "c2": ("NUMBER_MISMATCH", "SUPPORTED", "better"),
+    "c3": ("SUPPORTED", None, "removed"),
+    "c4": (None, "DANGLING", "worse"),
+    "c5": (None, "SUPPORTED", "new"),
+}
+
+
+def test_run_pairs_name_the_previous_run_of_the_dataset(hr: Path) -> None:
+    with open_warehouse(hr) as con:
+        pairs = con.execute("SELECT run_id, baseline_run_id, same_dataset, is_previous FROM run_pairs "
+                            "ORDER BY run_id").fetchall()
+    assert pairs == [("monday", "tuesday", True, False), ("tuesday", "monday", True, True)]
+
+
+def test_question_changes_label_each_question_by_its_columns(hr: Path) -> None:
+    with open_warehouse(hr) as con:
+        rows = con.execute(
+            "SELECT question_id, change, worse_in, better_in, old_f1, new_f1, old_outcome, new_outcome "
+            "FROM question_changes WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()
+    found = {r[0]: r[1:4] for r in rows}
+    assert found == EXPECTED_QUESTIONS
+    f1 = {r[0]: (r[4], r[5]) for r in rows}
+    assert f1["q2"] == pytest.approx((0.5, 1.0)) and f1["q4"] == pytest.approx((1.0, 0.5))
+    outcomes = {r[0]: (r[6], r[7]) for r in rows}
+    assert outcomes["q3"] == ("correct action", "wrong action")
+    # the means hide q3 and q4: two questions got worse while one got better
+    assert sorted(r[1] for r in rows) == ["better", "same", "worse", "worse"]
+
+
+def test_the_reverse_pair_swaps_better_and_worse(hr: Path) -> None:
+    with open_warehouse(hr) as con:
+        back = dict(con.execute("SELECT question_id, change FROM question_changes "
+                                "WHERE baseline_run_id = 'tuesday' AND run_id = 'monday'").fetchall())
+    assert back == {"q1": "same", "q2": "worse", "q3": "worse", "q4": "better"}  # q3: citation got worse back
+
+
+def test_claim_changes_label_new_and_removed_claims(hr: Path) -> None:
+    with open_warehouse(hr) as con:
+        rows = con.execute("SELECT claim_id, old_status, new_status, change FROM claim_changes "
+                           "WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()
+    assert {r[0]: r[1:] for r in rows} == EXPECTED_CLAIMS
+
+
+def test_diff_lists_the_regressions_worst_first_in_every_format(hr: Path) -> None:
+    code, out, err = cli(hr, "diff", "-f", "json")
+    assert (code, err) == (0, "")
+    rows = json.loads(out)
+    questions = [(r["name"], r["change"], r["detail"]) for r in rows if r["kind"] == "question"]
+    assert questions == [("q3", "worse", "outcome, refusal"), ("q4", "worse", "exact_match, f1"),
+                         ("q2", "better", "exact_match, f1")]
+    claims = [(r["name"], r["a"], r["b"], r["change"]) for r in rows if r["kind"] == "claim"]
+    assert claims == [("c1", "SUPPORTED", "NUMBER_MISMATCH", "worse"), ("c4", None, "DANGLING", "worse"),
+                      ("c3", "SUPPORTED", None, "removed"), ("c5", None, "SUPPORTED", "new"),
+                      ("c2", "NUMBER_MISMATCH", "SUPPORTED", "better")]
+    code, out, _ = cli(hr, "diff", "monday", "tuesday", "-f", "csv")
+    assert code == 0
+    csv_rows = [r for r in csv.DictReader(io.StringIO(out)) if r["kind"] != "metric"]
+    assert [(r["kind"], r["name"], r["change"]) for r in csv_rows] == \
+        [("question", q, c) for q, c, _ in questions] + [("claim", c, v) for c, _, _, v in claims]
+    code, md, _ = cli(hr, "diff", "-f", "md")
+    assert code == 0
+    assert "**2 questions and 2 claims got worse.**" in md
+    assert md.index("| q3 |") < md.index("| q4 |") < md.index("| q2 |")
+    assert "| c4 | (absent) | DANGLING | 🔴 worse |" in md
+
+
+def test_check_counts_regressions_and_can_require_a_baseline(hr: Path) -> None:
+    code, out, err = cli(hr, "check", "--max-regressions", "questions=1", "--max-regressions", "claims=2")
+    assert code == 1
+    assert out.splitlines()[:2] == ["FAIL  questions worse <= 1: 2 questions got worse",
+                                    "ok    claims worse <= 2: 2 claims got worse"]
+    assert "check failed: 1 of 2 conditions" in err
+    assert cli(hr, "check", "--max-regressions", "questions=2", "--max-regressions", "claims=2")[0] == 0
+    # monday has no earlier run: the counts hold, with a note, unless a baseline is required
+    code, out, err = cli(hr, "check", "--run", "monday", "--max-regressions", "questions=0", "-f", "json")
+    assert code == 0 and "has no baseline" in err
+    assert json.loads(out)["conditions"][0]["detail"] == "no baseline: no earlier run of this dataset"
+    code, out, err = cli(hr, "check", "--run", "monday", "--require-baseline")
+    assert code == 1
+    assert out.splitlines()[0] == "FAIL  baseline required: no baseline: no earlier run of this dataset"
+    assert cli(hr, "check", "--require-baseline")[0] == 0  # tuesday has monday
+
+
+def test_a_malformed_regression_gate_is_a_usage_error(hr: Path) -> None:
+    code, out, err = cli(hr, "check", "--max-regressions", "questoins=0")
+    assert (code, out) == (2, "")
+    assert "count questions or claims" in err and "questions" in err and err.count("\n") == 1
+
+
+def test_a_backfilled_run_takes_its_place_by_created_at(tmp_path: Path) -> None:
+    db = tmp_path / "wh.duckdb"
+    tuesday = run_folder(tmp_path, "tuesday", NEXT_ANSWERS, NEXT_CLAIMS)
+    monday = run_folder(tmp_path, "monday", BASE_ANSWERS, BASE_CLAIMS)
+    (tuesday / "run.toml").write_text('[run]\ndataset = "hr-policy"\ncreated_at = 2026-12-01T09:00:00Z\n',
+                                      encoding="utf-8")
+    load_run(db, tuesday)
+    # loaded second, made first: monday is tuesday's baseline, and tuesday stays the latest run
+    code, _, err = cli(db, "load", str(monday), "--created-at", "2026-11-30T10:00:00+01:00")
+    assert (code, err.count("error")) == (0, 0)
+    with open_warehouse(db) as con:
+        order = con.execute("SELECT run_id, created_at::VARCHAR FROM runs ORDER BY created_at").fetchall()
+        previous = con.execute("SELECT baseline_run_id FROM run_pairs WHERE run_id = 'tuesday' AND is_previous"
+                               ).fetchall()
+    assert order == [("monday", "2026-11-30 09:00:00"), ("tuesday", "2026-12-01 09:00:00")]
+    assert previous == [("monday",)]
+    rows = json.loads(cli(db, "diff", "-f", "json")[1])  # latest (tuesday) against its baseline (monday)
+    assert ("q3", "worse") in {(r["name"], r["change"]) for r in rows if r["kind"] == "question"}
+    assert cli(db, "check", "--max-regressions", "questions=0")[0] == 1
+
+
+def test_created_at_must_be_a_time_and_unique(tmp_path: Path) -> None:
+    db = tmp_path / "wh.duckdb"
+    folder = run_folder(tmp_path, "monday", BASE_ANSWERS, BASE_CLAIMS)
+    code, out, err = cli(db, "load", str(folder), "--created-at", "last week")
+    assert (code, out) == (2, "") and "created_at must be an ISO 8601 date and time" in err
+    assert not db.exists()
+    assert cli(db, "load", str(folder), "--created-at", "2026-12-01")[0] == 0
+    code, _, err = cli(db, "load", str(folder), "--run", "again", "--created-at", "2026-12-01T00:00:00")
+    assert code == 2 and "run 'monday' has the same created_at" in err
+    (folder / "run.toml").write_text('[run]\ncreated_at = "soon"\n', encoding="utf-8")
+    code, _, err = cli(db, "load", str(folder), "--run", "later")
+    assert code == 2 and "run.toml" in err and "created_at" in err
