@@ -222,3 +222,20 @@ def test_created_at_must_be_a_time_and_unique(tmp_path: Path) -> None:
     (folder / "run.toml").write_text('[run]\ncreated_at = "soon"\n', encoding="utf-8")
     code, _, err = cli(db, "load", str(folder), "--run", "later")
     assert code == 2 and "run.toml" in err and "created_at" in err
+
+
+def test_responses_that_do_not_parse_are_counted_and_named_at_load(tmp_path: Path) -> None:
+    answers = {"q1": ("25 days", "h1"), "q2": ("16 weeks", "h2")}
+    folder = run_folder(tmp_path, "prose", answers, BASE_CLAIMS)
+    # q2 and q4 are prose, not the two-line format; q1 and q3 parse
+    write_csv(folder / "responses.csv", ["question_id", "output"],
+              [("q1", "Answer: 25 days\nSources: h1"), ("q2", "Parental leave is 16 weeks [1]."),
+               ("q3", "Answer: NOT IN HANDBOOK\nSources: none"), ("q4", "Over 50 dollars.")])
+    code, _, err = cli(tmp_path / "wh.duckdb", "load", str(folder))
+    assert code == 0
+    assert "2 of 4 responses do not parse as two_line: first q2" in err
+    code, _, err = cli(tmp_path / "wh.duckdb", "load", str(folder), "--run", "again", "--created-at", "2027-01-01")
+    assert "do not parse" in err
+    assert cli(tmp_path / "wh.duckdb", "--quiet", "load", str(folder), "--run", "quiet")[2] == ""
+    assert "do not parse" not in cli(tmp_path / "fresh.duckdb", "load", str(run_folder(
+        tmp_path, "clean", BASE_ANSWERS, BASE_CLAIMS)))[2]

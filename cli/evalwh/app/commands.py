@@ -163,6 +163,10 @@ def report_load(ctx: typer.Context, result: LoadResult) -> None:
     counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
     verb = "replaced" if result.replaced else "loaded"
     note(ctx, f"{verb} run {result.run_id!r}: {counts}; {result.normalised} chunk texts normalised")
+    if result.unparsed:  # loaded as parse failures (action parse_failure), but a whole run of them is a wrong format
+        note(ctx, f"{len(result.unparsed)} of {result.counts.get('responses', 0)} responses do not parse as "
+                  f"{result.reader_format}: first {result.unparsed[0]} (set [reader] format in run.toml if they "
+                  "are in another format)")
 
 
 @app.command()

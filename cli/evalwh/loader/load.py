@@ -56,6 +56,8 @@ class LoadResult:
     replaced: bool
     counts: dict[str, int] = field(default_factory=dict)
     normalised: int = 0  # chunk texts new to the warehouse, normalised by this load
+    unparsed: tuple[str, ...] = ()  # question ids of the responses that do not parse, in file order
+    reader_format: str = "two_line"
 
 
 def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], str]:
@@ -449,7 +451,10 @@ def load_run(
                             metrics=metrics, invocation=invocation, created_at=settings.created_at)
             advance(1)
         replaced = counts.pop("replaced") == 1
-        return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts)
+        unparsed = tuple(r[0] for r in con.execute(
+            "SELECT question_id FROM responses WHERE run_id = ? AND NOT parse_ok ORDER BY ordinal", [run_id]).fetchall())
+        return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts,
+                          unparsed=unparsed, reader_format=settings.format)
     finally:
         con.close()
 
