@@ -239,3 +239,23 @@ def test_responses_that_do_not_parse_are_counted_and_named_at_load(tmp_path: Pat
     assert cli(tmp_path / "wh.duckdb", "--quiet", "load", str(folder), "--run", "quiet")[2] == ""
     assert "do not parse" not in cli(tmp_path / "fresh.duckdb", "load", str(run_folder(
         tmp_path, "clean", BASE_ANSWERS, BASE_CLAIMS)))[2]
+
+
+def test_one_condition_is_one_condition(hr: Path) -> None:
+    code, out, err = cli(hr, "check", "--max-regressions", "questions=0")
+    assert code == 1
+    assert out.splitlines()[-1] == "run tuesday: 1 of 1 condition failed"
+    assert err == "evalwh: check failed: 1 of 1 condition\n"
+    code, out, _ = cli(hr, "check", "--max-regressions", "questions=2")
+    assert (code, out.splitlines()[-1]) == (0, "run tuesday: the condition holds")
+
+
+@pytest.mark.parametrize("name", ["report.pdf", "report.txt"])
+def test_a_report_named_for_another_format_is_refused(hr: Path, tmp_path: Path, name: str) -> None:
+    code, out, err = cli(hr, "report", "-o", str(tmp_path / name))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"evalwh: error: -o {name}: a report is HTML") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+    assert cli(hr, "report", "-o", str(tmp_path / name), "--format", "md")[0] == 0  # asked for by name
+    assert (tmp_path / name).read_text(encoding="utf-8").startswith("#")
+    assert cli(hr, "report", "-o", str(tmp_path / "page.htm"))[0] == 0

@@ -504,7 +504,7 @@ def check_command(
     writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
     sys.stdout.write(writer[fmt](result))
     if not result.ok:
-        typer.echo(f"evalwh: check failed: {len(result.failed)} of {len(result.outcomes)} conditions", err=True)
+        typer.echo(f"evalwh: check failed: {len(result.failed)} of {check.conditions(len(result.outcomes))}", err=True)
         raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
@@ -516,7 +516,7 @@ def report_command(
     fmt: Annotated[
         Optional[ReportFormat],
         typer.Option("--format", "-f", help="html (self-contained, offline) or md; default: from the -o file's "
-                     "extension (.md, .markdown: md), else html."),
+                     "extension (.md, .markdown: md; .html, .htm or none: html; another is refused)."),
     ] = None,
     output: OutputOption = None,
     max_rows: Annotated[

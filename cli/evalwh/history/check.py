@@ -176,13 +176,19 @@ def run_check(
     return CheckResult(run_id, previous, outcomes)
 
 
+def conditions(n: int) -> str:
+    """``1 condition``, ``2 conditions``."""
+    return f"{n} condition" if n == 1 else f"{n} conditions"
+
+
 def format_text(result: CheckResult) -> str:
     """One line per condition, then a summary line."""
     lines = [f"{'ok  ' if o.ok else 'FAIL'}  {o.condition}: {o.detail}" for o in result.outcomes]
     if result.ok:
-        lines.append(f"run {result.run_id}: all {len(result.outcomes)} conditions hold")
+        held = "the condition holds" if len(result.outcomes) == 1 else f"all {len(result.outcomes)} conditions hold"
+        lines.append(f"run {result.run_id}: {held}")
     else:
-        lines.append(f"run {result.run_id}: {len(result.failed)} of {len(result.outcomes)} conditions failed")
+        lines.append(f"run {result.run_id}: {len(result.failed)} of {conditions(len(result.outcomes))} failed")
     return "\n".join(lines) + "\n"
 
 

@@ -83,9 +83,20 @@ def within_comment_limit(text: str, data: ReportData, max_rows: int) -> str:
     return text
 
 
+EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", "": "html"}
+
+
 def format_for(output: Path | None) -> str:
-    """The report format an output file's extension asks for: md for .md and .markdown, else html."""
-    return "md" if output is not None and output.suffix.lower() in (".md", ".markdown") else "html"
+    """The report format an output file's extension asks for: md for .md and .markdown, html for .html,
+    .htm, no extension and stdout; any other extension (``x.pdf``) is a UsageError, not an HTML file
+    under that name."""
+    if output is None:
+        return "html"
+    chosen = EXTENSIONS.get(output.suffix.lower())
+    if chosen is None:
+        raise UsageError(f"-o {output.name}: a report is HTML (.html, .htm) or Markdown (.md, .markdown); "
+                         "name the file so, or give --format html|md to write it under this name")
+    return chosen
 
 
 def claims_csv_path(output: Path) -> Path:
