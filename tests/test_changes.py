@@ -259,3 +259,50 @@ def test_a_report_named_for_another_format_is_refused(hr: Path, tmp_path: Path, 
     assert cli(hr, "report", "-o", str(tmp_path / name), "--format", "md")[0] == 0  # asked for by name
     assert (tmp_path / name).read_text(encoding="utf-8").startswith("#")
     assert cli(hr, "report", "-o", str(tmp_path / "page.htm"))[0] == 0
+
+
+# The report leads with the regressions: the verdict, the summary counting the claims and
+# questions that got worse (c1, c4; q3, q4 above), then "What got worse" naming each with its text
+# and answers, before any metric table or chart.
+def first_screen(text: str, end_marker: str) -> str:
+    return text[:text.index(end_marker)]
+
+
+def test_the_markdown_report_leads_with_what_got_worse(hr: Path) -> None:
+    code, md, err = cli(hr, "report", "-f", "md", "--no-config")
+    assert (code, err) == (0, "")
+    top = first_screen(md, "| headline |")
+    assert "**No gates set**" in top
+    assert "against monday: 2 claims and 2 questions got worse; 1 metric better" in top
+    worse = top[top.index("### What got worse since monday"):top.index("### What got better")]
+    better = top[top.index("### What got better"):]
+    # q3 and q4 with their text and both answers, worst first by ordinal; q2 only under better
+    assert worse.index("| q3: What is the guest wifi password? | refuse | NOT IN HANDBOOK | 14 days |") < \
+        worse.index("| q4: When does an expense need a receipt? | answer | over 50 dollars | dollars |")
+    assert "| 1 → 0.500 | exact\\_match, f1 |" in worse  # q4's F1: 1.0 -> 2*1/(1+3)
+    assert "| c1: Staff get 30 days of leave. | SUPPORTED → NUMBER\\_MISMATCH | 25 days of annual leave | " \
+           "h1: Staff get 25 days of annual leave. |" in worse
+    assert "| c4: Leave requests go to HR. | (new) → DANGLING | requests go to HR | h9: *no such chunk* |" in worse
+    assert "q2" not in worse and "c2" not in worse and "c5" not in worse
+    assert "| q2: How long is parental leave? |" in better and "| c2: Parental leave is 16 weeks. |" in better
+
+
+def test_the_html_report_leads_with_the_verdict_and_what_got_worse(hr: Path, tmp_path: Path) -> None:
+    (tmp_path / "evalwh.toml").write_text("[check]\nmax_regressions = { questions = 1 }\n", encoding="utf-8")
+    code, html, _ = cli(hr, "report", "--config", str(tmp_path / "evalwh.toml"))
+    assert code == 0
+    top = first_screen(html, "<h2>Metrics</h2>")
+    assert 'data-verdict="fail"' in top and "questions worse &lt;= 1: 2 questions got worse" in top
+    worse = top[top.index('<h2 id="worse"'):top.index('<h2 id="better"')]
+    assert [row.split("</span>")[0] for row in worse.split('<tr class="worse"><td><span class="id">')[1:]] == \
+        ["q3", "q4", "c1", "c4"]
+    assert "<svg" not in top.split('<h2 id="better"')[0]  # no chart before the regressions
+    # two runs make no trend chart: they start at three
+    assert 'class="chart trend"' not in html
+
+
+def test_the_verdict_passes_when_the_gates_hold(hr: Path, tmp_path: Path) -> None:
+    config = tmp_path / "evalwh.toml"
+    config.write_text("[check]\nmax_regressions = { questions = 2, claims = 2 }\n", encoding="utf-8")
+    code, md, _ = cli(hr, "report", "-f", "md", "--config", str(config))
+    assert code == 0 and "**✅ PASS**: all 2 gates hold (evalwh.toml)." in md

@@ -97,7 +97,9 @@ def test_report_shows_retrieval_and_reader_sections(db: Path) -> None:
     md = build_report(db, "handbook", "md", None)
     assert "| answer | 6 | 1 | 0 | 1 |" in md            # expected answer: 6 answered, 1 refused, 1 unparsable
     assert "| always\\_refuse | 2 / 12 |" in md
-    assert "| q3 | answer | hours-1 | not retrieved (all scores 0) | — | refuse | failed before reading |" in md
+    # every question shows its text (questions.csv) and the model's answer (responses.csv)
+    assert ("| q3: When should I come in? | NOT IN HANDBOOK | answer | hours-1 | not retrieved (all scores 0) | — "
+            "| refuse | failed before reading |") in md
     html = build_report(db, "handbook", "html", None)
     assert "<h2>Retrieval</h2>" in html and "<h3>Action confusion (expected × observed)</h3>" in html
     chapter = build_report(db, "handbook", "md", None)
@@ -145,7 +147,8 @@ def test_a_regression_is_red_and_an_improvement_green(two_runs: Path) -> None:
     md = build_report(two_runs, "base", "md", None, baseline="fixed")
     assert "| unsupported | 1 | 0 | +1 | 🔴 worse |" in md
     assert "| supported\\_share | 0.500 | −0.125 | 🔴 worse |" in md  # the headline table
-    assert "against fixed: 0 metrics better, 5 worse" in md
+    # base against fixed: c5 goes SUPPORTED -> UNSUPPORTED, the one claim that changed
+    assert "against fixed: 1 claim got worse; 0 metrics better, 5 worse" in md
 
 
 def test_sections_that_do_not_apply_are_left_out(db: Path) -> None:

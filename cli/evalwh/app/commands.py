@@ -22,12 +22,14 @@ from evalwh.app.options import (
     DEFAULT_DB,
     BaselineOption,
     CheckFormat,
+    ConfigOption,
     Dialect,
     DiffFormat,
     ExportFormat,
     FormatOption,
     GlobalOptions,
     LogView,
+    NoConfigOption,
     OutputOption,
     ReportFormat,
     RunOption,
@@ -35,7 +37,7 @@ from evalwh.app.options import (
     to_file,
 )
 from evalwh.errors import ExitCode, UsageError
-from evalwh.history import check, compare
+from evalwh.history import check, compare, gates
 from evalwh.history.materialize import materialize as materialize_history
 from evalwh.loader.load import LoadResult, load_run
 from evalwh.logs.formats import FORMATS as LOG_FORMATS
@@ -480,24 +482,30 @@ def check_command(
                            "(default: drops and regressions then pass).")
     ] = False,
     baseline: BaselineOption = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
     fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
 ) -> None:
     """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
 
-    Metrics are those of `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision,
-    DANGLING (the count of dangling claims), best_correct. Without a baseline, --max-drop and
-    --max-regressions hold and a note says so on stderr; --require-baseline makes that a failure.
+    Conditions come from the [check] table of evalwh.toml (or --config FILE) and from the flags; a
+    flag replaces the file's condition of the same kind on the same metric. Metrics are those of
+    `evalwh metrics` and run_metrics_long, e.g. supported_share, pair_precision, DANGLING (the count
+    of dangling claims), best_correct. Without a baseline, --max-drop and --max-regressions hold and
+    a note says so on stderr; --require-baseline makes that a failure.
 
     Example: evalwh check --min supported_share=0.9 --max DANGLING=0 --max-drop pair_precision=0.05
 
     Example: evalwh check --require-baseline --max-regressions questions=0 --max-regressions claims=0
     """
-    conditions = [check.parse_condition("min", c) for c in minimum or []]
-    conditions += [check.parse_condition("max", c) for c in maximum or []]
-    conditions += [check.parse_condition("max-drop", c) for c in max_drop or []]
-    conditions += [check.parse_condition("max-regressions", c) for c in max_regressions or []]
+    flags = [check.parse_condition("min", c) for c in minimum or []]
+    flags += [check.parse_condition("max", c) for c in maximum or []]
+    flags += [check.parse_condition("max-drop", c) for c in max_drop or []]
+    flags += [check.parse_condition("max-regressions", c) for c in max_regressions or []]
+    chosen = gates.load_gates(config, flags, require_baseline, use_config=not no_config)
+    conditions = chosen.conditions
     result = check.run_check(db_path(ctx), run, conditions, baseline, global_options(ctx).invocation,
-                             require_baseline=require_baseline)
+                             require_baseline=chosen.require_baseline)
     if result.previous_run is None and any(c.kind in ("max-drop", "max-regressions") for c in conditions):
         note(ctx, f"run {result.run_id} has no baseline: no earlier run of its dataset, so nothing could drop "
                   "(--require-baseline makes this a failure)")
@@ -530,8 +538,14 @@ def report_command(
         Optional[str], typer.Option("--dataset", help="Render this dataset's history page instead: every run "
                                     "with its headline metrics, and a trend chart per metric.")
     ] = None,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
 ) -> None:
-    """Render a run's report: metrics with changes, claim statuses, threshold sweep, cases, changed claims.
+    """Render a run's report: the verdict of the gates, what got worse and better since the baseline,
+    then metrics, claim statuses, threshold sweep, questions and cases.
+
+    The verdict is PASS or FAIL by the [check] table of evalwh.toml (or --config FILE), or "no gates
+    set".
 
     With -o, the full per-claim table is written beside the report as <name>.claims.csv.
 
@@ -547,7 +561,8 @@ def report_command(
             note(ctx, f"wrote {output}")
         return
     text = report.build_report(db_path(ctx), run, chosen, output, max_rows, judge_tolerance, baseline,
-                               global_options(ctx).invocation)
+                               global_options(ctx).invocation,
+                               gates=gates.load_gates(config, use_config=not no_config))
     if output is None:
         sys.stdout.write(text)
     else:

@@ -58,6 +58,12 @@ BaselineOption = Annotated[
     typer.Option("--baseline", "-b", metavar="RUN",
                  help="The run to compare with (default: the previous run of the same dataset)."),
 ]
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option("--config", "-c", metavar="FILE", dir_okay=False,
+                 help="Gates from this file's [check] table (default: ./evalwh.toml when there is one)."),
+]
+NoConfigOption = Annotated[bool, typer.Option("--no-config", help="Ignore evalwh.toml: only the flags' gates.")]
 FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 OutputOption = Annotated[
     Optional[Path],

@@ -1,7 +1,7 @@
 """Run history: materialising the metric views, comparing two runs, and the CI gate.
 
 Lives here: ``materialize`` (history tables, a run's metric values and statuses), ``compare``
-(``evalwh diff``), ``check`` (``evalwh check``).
+(``evalwh diff``), ``check`` (``evalwh check``), ``gates`` (the ``[check]`` table of ``evalwh.toml``).
 May import: ``evalwh.errors``, ``invocation``, ``vocabulary``, ``evalwh.output``, ``evalwh.warehouse``.
 """
 

@@ -145,6 +145,31 @@ def regressions(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> d
             for kind, view in REGRESSIONS.items()}
 
 
+def check_on(
+    con: duckdb.DuckDBPyConnection, run_id: str, conditions: list[Condition], baseline: str | None = None,
+    *, require_baseline: bool = False,
+) -> CheckResult:
+    """Evaluate every condition on the resolved ``run_id`` over an open warehouse (``check`` and the
+    report's verdict both come through here). Unknown metric names are a UsageError."""
+    gates = [c for c in conditions if c.kind != "max-regressions"]
+    counted = [c for c in conditions if c.kind == "max-regressions"]
+    now = metric_values(con, run_id)
+    unknown = [c for c in gates if c.metric not in now and c.metric not in LOG_METRICS]
+    if unknown:
+        known = list(now) + [m for m in LOG_METRICS if m not in now]
+        raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
+                         f"(metrics: {', '.join(known)})")
+    previous = baseline_run(con, run_id, baseline)
+    before = metric_values(con, previous) if previous else None
+    worse = regressions(con, previous, run_id) if previous and counted else None
+    outcomes = [evaluate(c, now, before) if c.kind != "max-regressions" else evaluate_regressions(c, worse)
+                for c in conditions]
+    if require_baseline:
+        outcomes.insert(0, Outcome("baseline required", "require-baseline", "", 0.0, None, None, previous is not None,
+                                   f"compared with {previous}" if previous else NO_BASELINE))
+    return CheckResult(run_id, previous, outcomes)
+
+
 def run_check(
     db: Path, run: str, conditions: list[Condition], baseline: str | None = None, invocation: Invocation = QUIET,
     *, require_baseline: bool = False,
@@ -154,26 +179,9 @@ def run_check(
     ``require_baseline`` adds a condition that fails when there is no baseline."""
     if not conditions and not require_baseline:
         raise UsageError("give at least one condition: --min, --max, --max-drop METRIC=NUMBER or "
-                         "--max-regressions questions|claims=N")
-    gates = [c for c in conditions if c.kind != "max-regressions"]
-    counted = [c for c in conditions if c.kind == "max-regressions"]
+                         "--max-regressions questions|claims=N, or a [check] table in evalwh.toml")
     with open_warehouse(db, invocation=invocation) as con:
-        run_id = resolve_run(con, run)
-        now = metric_values(con, run_id)
-        unknown = [c for c in gates if c.metric not in now and c.metric not in LOG_METRICS]
-        if unknown:
-            known = list(now) + [m for m in LOG_METRICS if m not in now]
-            raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
-                             f"(metrics: {', '.join(known)})")
-        previous = baseline_run(con, run_id, baseline)
-        before = metric_values(con, previous) if previous else None
-        worse = regressions(con, previous, run_id) if previous and counted else None
-    outcomes = [evaluate(c, now, before) if c.kind != "max-regressions" else evaluate_regressions(c, worse)
-                for c in conditions]
-    if require_baseline:
-        outcomes.insert(0, Outcome("baseline required", "require-baseline", "", 0.0, None, None, previous is not None,
-                                   f"compared with {previous}" if previous else NO_BASELINE))
-    return CheckResult(run_id, previous, outcomes)
+        return check_on(con, resolve_run(con, run), conditions, baseline, require_baseline=require_baseline)
 
 
 def conditions(n: int) -> str:

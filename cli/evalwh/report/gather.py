@@ -13,10 +13,13 @@ from typing import Any
 import duckdb
 
 from evalwh.errors import UsageError
+from evalwh.history.check import CheckResult, check_on
 from evalwh.history.compare import MetricChange as Metric
 from evalwh.history.compare import metric_changes
+from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
 from evalwh.report.highlight import segments
+from evalwh.report.narrative import case_sentence
 from evalwh.vocabulary import (
     EXPECTED_ACTIONS,
     FAILING_FIRST,
@@ -24,6 +27,7 @@ from evalwh.vocabulary import (
     LOG_HEALTH,
     OBSERVED_ACTIONS,
     STATUSES,
+    WORST_FIRST,
 )
 from evalwh.warehouse.connection import one, scalar
 from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run
@@ -88,6 +92,18 @@ class Capped:
 
 
 @dataclass
+class Changes:
+    """The questions and the claims whose change (question_changes, claim_changes) is one label."""
+
+    questions: Capped
+    claims: Capped
+
+    @property
+    def total(self) -> int:
+        return self.questions.total + self.claims.total
+
+
+@dataclass
 class ReportData:
     run: dict[str, Any]
     previous: str | None
@@ -104,9 +120,13 @@ class ReportData:
     retrieve_read: dict[str, Any] | None = None
     axes: dict[str, Any] | None = None
     production: dict[str, Any] | None = None
+    gates: Gates | None = None
+    verdict: CheckResult | None = None  # None: no gates set
+    worse: Changes | None = None        # None: no baseline
+    better: Changes | None = None
 
 
-def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> list[dict[str, Any]]:
     rel = con.execute(sql, params)
     names = [d[0] for d in rel.description]
     return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
@@ -123,9 +143,15 @@ def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names
     return out
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 claim``, ``3 claims``, ``1 question``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric], claims: int,
-                 supported: int) -> str:
-    """One sentence a reader can stop at: what the run holds and how it moved against its baseline."""
+                 supported: int, worse: tuple[int, int] | None = None) -> str:
+    """One sentence a reader can stop at: what the run holds and how it moved against its baseline,
+    counting the claims and questions that got worse (``worse``: (claims, questions)) before the metrics."""
     parts = [f"Run {run['run_id']} of dataset {run['dataset']}"]
     if claims:
         parts.append(f"{supported} of {claims} claims supported")
@@ -133,9 +159,51 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
         parts.append("no earlier run of this dataset to compare with")
     else:
         better = sum(m.verdict == "better" for m in metrics)
-        worse = sum(m.verdict == "worse" for m in metrics)
-        parts.append(f"against {previous}: {better} metrics better, {worse} worse")
+        fell = sum(m.verdict == "worse" for m in metrics)
+        claims_worse, questions_worse = worse or (0, 0)
+        if claims_worse or questions_worse:
+            items = [counted(n, noun) for n, noun in ((claims_worse, "claim"), (questions_worse, "question")) if n]
+            regressed = f"{' and '.join(items)} got worse"
+        else:
+            regressed = "no claim or question got worse"
+        parts.append(f"against {previous}: {regressed}; {counted(better, 'metric')} better, {fell} worse")
     return "; ".join(parts) + "."
+
+
+QUESTION_CHANGES = f"""
+    SELECT question_id, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
+           new_outcome, old_f1, new_f1, worse_in, better_in, change
+    FROM question_changes
+    WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))
+    ORDER BY {WORST_FIRST}, ordinal"""
+CLAIM_CHANGES = f"""
+    SELECT * FROM (
+        SELECT k.claim_id, min(k.ordinal) AS ordinal, k.text, k.quote, k.cited_ids, k.old_status, k.new_status,
+               k.change,
+               list(struct_pack(chunk_id := p.chunk_id, chunk_exists := p.chunk_exists, text := ch.text)
+                    ORDER BY p.ordinal) FILTER (WHERE p.chunk_id IS NOT NULL) AS chunks
+        FROM claim_changes AS k
+        -- the cited chunks of the run the claim is in (the baseline's, for a removed claim)
+        LEFT JOIN citation_pairs AS p
+            ON p.run_id = (CASE WHEN k.new_status IS NULL THEN k.baseline_run_id ELSE k.run_id END)
+           AND p.claim_id = k.claim_id
+        LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id
+        WHERE k.baseline_run_id = $a AND k.run_id = $b AND k.change IN (SELECT unnest($labels::VARCHAR[]))
+        GROUP BY k.claim_id, k.text, k.quote, k.cited_ids, k.old_status, k.new_status, k.change
+    )
+    ORDER BY {WORST_FIRST}, ordinal"""
+
+
+def changed(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, labels: list[str], limit: int) -> Changes:
+    """The questions and claims labelled one of ``labels`` from ``baseline`` to ``run_id``, at most
+    ``limit`` of each, with what the report shows of them."""
+    params: dict[str, Any] = {"a": baseline, "b": run_id, "labels": labels}
+    out = []
+    for sql in (QUESTION_CHANGES, CLAIM_CHANGES):
+        total = scalar(con, f"SELECT count(*) FROM ({sql})", params)
+        rows = _dicts(con, f"{sql} LIMIT {int(limit)}", params)
+        out.append(Capped(rows, total))
+    return Changes(out[0], out[1])
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
@@ -186,7 +254,7 @@ def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> d
     per_question = _dicts(
         con,
         """
-        SELECT q.question_id, q.expected, e.gold_chunk_id, e.label, g.shared_words, o.action, qo.outcome,
+        SELECT q.question_id, q.question, o.answer, q.expected, e.gold_chunk_id, e.label, g.shared_words, o.action, qo.outcome,
                a.exact_match, a.f1, s.failed_checks
         FROM questions AS q
         JOIN retrieval_eval AS e ON e.run_id = q.run_id AND e.question_id = q.question_id
@@ -229,10 +297,14 @@ def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: fl
         return None
     cases_ = _dicts(
         con,
-        "SELECT question_id, expected_chunk, retrieved_ids, cited_ids, retrieval, citation, refusal, "
-        "NOT retrieval_ok AND citation_ok AS faithful_miss FROM case_scores WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+        "SELECT s.question_id, q.expected, s.expected_chunk, s.retrieved_ids, s.cited_ids, s.refused, "
+        "s.retrieval_ok, s.citation_ok, s.refusal_ok, s.retrieval, s.citation, s.refusal "
+        "FROM case_scores AS s JOIN questions AS q ON q.run_id = s.run_id AND q.question_id = s.question_id "
+        "WHERE s.run_id = ? ORDER BY s.ordinal LIMIT ?",
         [run_id, limit],
     )
+    for case in cases_:
+        case["why"] = case_sentence(case)
     refusals = _dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
     checks_total = scalar(con, "SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id])
     checks = _dicts(
@@ -281,10 +353,10 @@ def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict
 
 def gather(
     con: duckdb.DuckDBPyConnection, run: str, max_rows: int = DEFAULT_MAX_ROWS,
-    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
+    judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None, gates: Gates | None = None,
 ) -> ReportData:
     """Everything the report shows about ``run`` (a run id or ``latest``), compared with ``baseline``
-    (default: the previous run of its dataset)."""
+    (default: the previous run of its dataset), with the verdict of ``gates`` when any are set."""
     run_id = resolve_run(con, run)
     info = _dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
                   [run_id])[0]
@@ -309,12 +381,18 @@ def gather(
     changes = status_changes(con, previous, run_id) if previous else []
     metrics = metric_changes(values[previous] if previous else {}, values[run_id], removed=False)
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
+    worse = changed(con, previous, run_id, ["worse"], max_rows) if previous else None
+    better = changed(con, previous, run_id, ["better"], max_rows) if previous else None
+    verdict = None
+    if gates is not None and not gates.empty:
+        verdict = check_on(con, run_id, gates.conditions, baseline, require_baseline=gates.require_baseline)
     return ReportData(
         run=info,
         previous=previous,
         metrics=metrics,
         headline=headline,
-        summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"]),
+        summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"],
+                             (worse.claims.total, worse.questions.total) if worse else None),
         trends=trends({r: values[r] for r in history}, history, [m.name for m in headline]),
         status_counts=[(s, counts[s]) for s in STATUSES],
         claims=_claims(con, run_id, source, max_rows),
@@ -324,6 +402,10 @@ def gather(
         retrieve_read=_retrieve_read(con, run_id, max_rows),
         axes=_axes(con, run_id, max_rows, judge_tolerance),
         production=_production(con, run_id, max_rows),
+        gates=gates,
+        verdict=verdict,
+        worse=worse,
+        better=better,
     )
 
 

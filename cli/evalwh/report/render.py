@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from evalwh.errors import UsageError
+from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.files import atomic_output
@@ -24,6 +25,7 @@ from evalwh.report.gather import (
     DEFAULT_MAX_ROWS,
     LEAVES_OPEN,
     Capped,
+    Changes,
     ReportData,
     gather,
     gather_history,
@@ -60,6 +62,9 @@ def _capped(data: ReportData, rows: int) -> ReportData:
         return Capped(capped.rows[:rows], capped.total)
 
     trimmed = replace(data, claims=cut(data.claims), cases=cut(data.cases), changes=cut(data.changes))
+    if data.worse is not None and data.better is not None:
+        trimmed.worse = Changes(cut(data.worse.questions), cut(data.worse.claims))
+        trimmed.better = Changes(cut(data.better.questions), cut(data.better.claims))
     if data.retrieve_read:
         trimmed.retrieve_read = {**data.retrieve_read, "questions": cut(data.retrieve_read["questions"])}
     if data.axes:
@@ -107,9 +112,10 @@ def claims_csv_path(output: Path) -> Path:
 def build_report(
     db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
     judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
-    invocation: Invocation = QUIET,
+    invocation: Invocation = QUIET, gates: Gates | None = None,
 ) -> str:
-    """Render the report of ``run``; with ``output``, write it and the claims CSV beside it.
+    """Render the report of ``run``, its verdict by ``gates`` (none: "no gates set"); with ``output``,
+    write it and the claims CSV beside it.
 
     Returns the rendered text.
     """
@@ -123,7 +129,7 @@ def build_report(
         # the warehouse is open only while the report's rows are read; rendering happens after
         with open_warehouse(db, invocation=invocation) as con:
             limit_memory(con)  # a report computes many views of the run: past the cap, DuckDB spills
-            data = gather(con, run, max_rows, judge_tolerance, baseline)
+            data = gather(con, run, max_rows, judge_tolerance, baseline, gates)
             advance(1)
             if output is not None:
                 csv_path = claims_csv_path(output)
