@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalwh.output",),
     ("evalwh.history",),
     ("evalwh.loader", "evalwh.logs"),
-    ("evalwh.report", "evalwh.queries", "evalwh.export"),
+    ("evalwh.report", "evalwh.queries", "evalwh.export", "evalwh.notebook"),
     ("evalwh.spark",),
     ("evalwh.app", "evalwh.__main__"),
 )

@@ -3,7 +3,10 @@
 The library is the product; the ``evalwh`` command is a thin layer over it. Its face, imported
 lazily (``import evalwh`` loads none of it):
 
+- ``Warehouse(db)``: the notebook face: load from a folder or from DataFrames, Arrow tables or lists
+  of dicts, any view of a run as a DuckDB relation, gates, reports;
 - ``load_run(db, folder, ...)``: load a run folder into the warehouse file ``db``, all or nothing;
+- ``load_frames(db, {"chunks": df, ...}, run=...)``: the same from tables in memory;
 - ``import_logs(db, paths, ...)``: append production log files as one batch;
 - ``open_warehouse(db)``: a DuckDB connection to the warehouse, its views ready for plain SQL;
 - ``materialize(db)``: copy the metric views into the history tables;
@@ -19,7 +22,9 @@ from typing import Any
 __version__ = "0.1.0"
 
 _FACE = {
+    "Warehouse": "evalwh.notebook",
     "load_run": "evalwh.loader",
+    "load_frames": "evalwh.loader.frames",
     "import_logs": "evalwh.logs",
     "open_warehouse": "evalwh.warehouse",
     "materialize": "evalwh.history",

@@ -1,0 +1,137 @@
+"""The notebook face: a run from tables in memory equals the run from its folder, errors included."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import evalwh
+from evalwh.errors import InputError, UsageError
+from evalwh.warehouse import open_warehouse
+from tests.conftest import CHAPTER3, REPO
+
+HANDBOOK = REPO / "seeds" / "handbook"
+# the columns of a base table that say where a run came from rather than what it holds
+PROVENANCE = {"source", "created_at", "run_id", "label", "dataset"}
+
+
+def read_rows(folder: Path, name: str) -> list[dict[str, str]]:
+    with (folder / f"{name}.csv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def tables_of(con: Any, run_id: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every run-scoped base table's rows for ``run_id``, provenance columns left out, sorted."""
+    out = {}
+    for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+                                "AND table_name IN (SELECT table_name FROM duckdb_columns() WHERE column_name = 'run_id') "
+                                "AND table_name NOT LIKE '%history%' ORDER BY 1").fetchall():
+        columns = [c for (c,) in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index",
+            [table]).fetchall() if c not in PROVENANCE]
+        select = ", ".join(f'"{c}"' for c in columns)
+        out[table] = sorted(con.execute(f'SELECT {select} FROM "{table}" WHERE run_id = ?', [run_id]).fetchall(),
+                            key=repr)
+    return out
+
+
+@pytest.mark.parametrize("seed", [CHAPTER3, HANDBOOK], ids=["chapter3", "handbook"])
+@pytest.mark.parametrize("kind", ["pandas", "arrow", "dicts"])
+def test_tables_in_memory_load_the_same_run_as_the_folder(tmp_path: Path, seed: Path, kind: str) -> None:
+    db = tmp_path / "wh.duckdb"
+    evalwh.load_run(db, seed, run="folder")
+    names = [p.stem for p in sorted(seed.glob("*.csv"))]
+    frames: dict[str, Any] = {}
+    for name in names:
+        rows = read_rows(seed, name)  # every value text, as a CSV gives it
+        frames[name] = {"pandas": lambda r: pd.DataFrame(r, dtype="string"), "arrow": pa.Table.from_pylist,
+                        "dicts": lambda r: r}[kind](rows)
+    toml = seed / "run.toml"
+    overrides = {}
+    if toml.exists():
+        import tomllib
+
+        document = tomllib.loads(toml.read_text(encoding="utf-8"))
+        overrides = {k: v for table in document.values() for k, v in table.items()}
+    evalwh.load_frames(db, frames, run="memory", overrides=overrides)
+    with open_warehouse(db) as con:
+        folder, memory = tables_of(con, "folder"), tables_of(con, "memory")
+        assert folder.keys() == memory.keys()
+        for table in folder:
+            assert memory[table] == folder[table], table
+        assert con.execute("SELECT source FROM runs WHERE run_id = 'memory'").fetchall() == [("tables in memory",)]
+
+
+def test_the_same_bad_row_gives_the_same_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    shutil.copytree(CHAPTER3, bad)
+    claims = read_rows(CHAPTER3, "claims")
+    claims[4]["claim_id"] = claims[1]["claim_id"]  # row 5 repeats row 2's id
+    with (bad / "claims.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(claims[0]))
+        writer.writeheader()
+        writer.writerows(claims)
+    db = tmp_path / "wh.duckdb"
+    with pytest.raises(InputError) as from_folder:
+        evalwh.load_run(db, bad)
+    tables = {name: read_rows(CHAPTER3, name) for name in ("chunks", "citations")}
+    for given in (claims, pd.DataFrame(claims)):
+        with pytest.raises(InputError) as from_memory:
+            evalwh.load_frames(db, {**tables, "claims": given}, run="m")
+        assert (from_memory.value.file, from_memory.value.row, from_memory.value.column, from_memory.value.detail) \
+            == ("table claims", from_folder.value.row, from_folder.value.column, from_folder.value.detail)
+        assert str(from_memory.value) == "table claims, row 5, column claim_id: duplicate id 'c2' (first at row 2)"
+    assert not db.exists() or evalwh.Warehouse(db).views() == []  # nothing written
+
+
+def test_a_missing_column_and_an_unknown_table_are_named(tmp_path: Path) -> None:
+    chunks = [{"chunk_id": "h1"}]
+    with pytest.raises(InputError, match=r"^table chunks, column text: missing column .text."):
+        evalwh.load_frames(tmp_path / "wh.duckdb", {"chunks": chunks, "claims": []}, run="x")
+    with pytest.raises(UsageError, match="no table named 'claim' .*did you mean 'claims'"):
+        evalwh.load_frames(tmp_path / "wh.duckdb", {"claim": []}, run="x")
+    with pytest.raises(InputError, match=r"^table claims, row 2: expected a dict per row"):
+        evalwh.load_frames(tmp_path / "wh.duckdb", {"chunks": [], "claims": [{"claim_id": "c"}, "c2"]}, run="x")
+
+
+def test_views_come_back_as_relations_of_one_run(tmp_path: Path) -> None:
+    db = tmp_path / "wh.duckdb"
+    with evalwh.Warehouse(db) as wh:
+        wh.load(CHAPTER3, run="a")
+        wh.load(CHAPTER3, run="b", dataset="chapter3")
+        statuses = wh.view("claim_status", run="a")
+        assert statuses.columns[:2] == ["run_id", "claim_id"] or "status" in statuses.columns
+        frame = statuses.df()
+        # the chapter's claims: c1, c3, c7, c8 supported (the rules in docs/rules.md)
+        assert sorted(frame.loc[frame.status == "SUPPORTED", "claim_id"]) == ["c1", "c3", "c7", "c8"]
+        assert set(frame.run_id) == {"a"}
+        assert len(wh.view("claim_status", run=None).fetchall()) == 16
+        assert wh.view("claims").to_arrow_table().num_rows == 8  # latest: b
+        assert wh.metrics("a")["supported_share"] == 0.5
+        result = wh.check(max={"DANGLING": 0}, max_regressions={"claims": 0})
+        assert not result.ok and [o.metric for o in result.failed] == ["dangling"]
+        with pytest.raises(UsageError, match="no table or view named 'claim_stats'"):
+            wh.view("claim_stats")
+
+
+def test_the_notebook_page_prints_what_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (REPO / "docs" / "notebook.md").read_text(encoding="utf-8")
+    code = re.findall(r"```python\n(.*?)```", page, re.DOTALL)[0]
+    printed = re.findall(r"```text\n(.*?)```", page, re.DOTALL)[0]
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/notebook.md", "exec"), {})
+    assert out.getvalue() == printed
+    # c2 quotes 16 weeks and says 12: NUMBER_MISMATCH; one of two claims supported
+    assert "c2 NUMBER_MISMATCH" in printed and "supported share 0.5\n" in printed
+    assert (tmp_path / "out" / "report.html").exists()
