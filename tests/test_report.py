@@ -175,6 +175,7 @@ def test_trend_charts_follow_the_dataset(two_runs: Path, tmp_path: Path) -> None
     assert re.findall(r"<title>([a-z0-9]+): ([0-9.]+)</title>", share) == [
         ("base", "0.500"), ("fixed", "0.625"), ("third", "0.500")]
     assert "run, oldest to newest (3)" in share
+    assert re.findall(r'class="run-id">([a-z]+)</text>', share) == ["base", "fixed", "third"]  # the axis labels
     # another dataset's runs are not on the chart
     load_run(two_runs, CHAPTER3, run="elsewhere", default_dataset="other")
     assert 'class="chart trend"' not in build_report(two_runs, "elsewhere", "html", None)
@@ -188,6 +189,10 @@ def test_history_page_lists_every_run_of_the_dataset(two_runs: Path) -> None:
     assert lines[6].startswith("| base |") and lines[6].endswith("| — | 0.500 | 0.625 | 7 |")
     assert lines[7].startswith("| fixed |") and lines[7].endswith("| c5 quotes network-1 | 0.625 | 0.750 | 7 |")
     assert "supported\\_share `▁█`" in result.stdout
+    html = run(two_runs, "report", "--dataset", "chapter3")
+    assert 'class="chart trend"' not in html.stdout  # two points are no trend: charts start at three runs
+    assert '<div class="scroll">' in html.stdout  # the table scrolls inside its box, not the page
+    load_run(two_runs, CHAPTER3, run="third", default_dataset="chapter3")
     html = run(two_runs, "report", "--dataset", "chapter3")
     assert html.stdout.count('class="chart trend"') == 3
     missing = run(two_runs, "report", "--dataset", "nope")

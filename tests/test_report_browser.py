@@ -83,6 +83,7 @@ def test_report_summary_trend_and_a_table_that_sorts_on_click(db: Path, tmp_path
     from evalwh.loader import load_run
     from tests.conftest import fixed_c5_dir
 
+    load_run(db, CHAPTER3, run="older")  # a trend chart needs three runs
     load_run(db, CHAPTER3, run="base")
     load_run(db, fixed_c5_dir(tmp_path), run="fixed", default_dataset="chapter3")
     report = tmp_path / "report.html"
@@ -92,13 +93,14 @@ def test_report_summary_trend_and_a_table_that_sorts_on_click(db: Path, tmp_path
     shot = tmp_path / "report.png"
     with opened(report, console, requests) as page:
         assert page.locator("p.summary").inner_text() == (
-            "Run fixed of dataset chapter3; 5 of 8 claims supported; against base: 5 metrics better, 0 worse.")
+            "Run fixed of dataset chapter3; 5 of 8 claims supported; against base: no claim or question got worse; "
+            "5 metrics better, 0 worse.")
         share = page.locator('.figure[data-metric="supported_share"]')
         assert share.locator(".value").inner_text() == "0.625"
         assert share.locator(".better").inner_text() == "+0.125 vs base (better)"
         trend = page.locator('svg.trend[data-metric="supported_share"]')
-        assert trend.locator("circle").count() == 2
-        assert "run, oldest to newest (2)" in trend.locator("text.axis-title").all_text_contents()
+        assert trend.locator("circle").count() == 3
+        assert "run, oldest to newest (3)" in trend.locator("text.axis-title").all_text_contents()
         # the metrics table, sorted by its value column, descending after two clicks
         table = page.locator("table.sortable").first
         header = table.locator("th").nth(1)

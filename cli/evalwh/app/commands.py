@@ -47,6 +47,7 @@ from evalwh.output.rowfiles import write_copy
 from evalwh.output.rows import Format, Rows
 from evalwh.output.terminal import TABLE_ROWS, write_table
 from evalwh.report import render as report
+from evalwh.report import site
 from evalwh.report.evidence import evidence_lines
 from evalwh.report.gather import DEFAULT_JUDGE_TOLERANCE, DEFAULT_MAX_ROWS
 from evalwh.resources import seed_dir, seed_names
@@ -567,6 +568,33 @@ def report_command(
         sys.stdout.write(text)
     else:
         note(ctx, f"wrote {output} and {report.claims_csv_path(output)}")
+
+
+@app.command("site")
+@handles_errors
+def site_command(
+    ctx: typer.Context,
+    directory: Annotated[Path, typer.Argument(help="A new (or empty) folder to write the site into.", file_okay=False)],
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", help="Longest table on a page; claims get a page when a table lists them.")
+    ] = DEFAULT_MAX_ROWS,
+    config: ConfigOption = None,
+    no_config: NoConfigOption = False,
+) -> None:
+    """Write a static, linked site of the warehouse, for browsing offline or from a CI artifact.
+
+    DIR/index.html lists every dataset and its runs; each run has its report with every id a link,
+    a page per question (text, expected behaviour, retrieved chunks with ranks and scores, the
+    answer, its claims, the three axes), per listed claim and per linked chunk, and a comparison
+    with its baseline. The verdict on each run comes from evalwh.toml's [check] table.
+
+    Example: evalwh site out/site && open out/site/index.html
+    """
+    counts = site.build_site(db_path(ctx), directory, max_rows=max_rows,
+                             gates=gates.load_gates(config, use_config=not no_config),
+                             invocation=global_options(ctx).invocation)
+    note(ctx, f"wrote {directory / 'index.html'}: {counts['runs']} runs, {counts['questions']} question, "
+              f"{counts['claims']} claim and {counts['chunks']} chunk pages, {counts['comparisons']} comparison pages")
 
 
 @app.command("views")

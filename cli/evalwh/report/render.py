@@ -36,6 +36,11 @@ from evalwh.warehouse.connection import limit_memory, open_warehouse
 FORMATS = {"html": "report.html.j2", "md": "report.md.j2"}
 
 
+def plain_ref(kind: str, value: object) -> object:
+    """An id as the report shows it on its own: as text (a site links it to its page instead)."""
+    return "—" if value is None else value
+
+
 HISTORY_FORMATS = {"html": "history.html.j2", "md": "history.md.j2"}
 
 
@@ -82,7 +87,8 @@ def within_comment_limit(text: str, data: ReportData, max_rows: int) -> str:
         rows = max(1, rows // 2)
         note = (f"*Tables are cut to {rows} rows to stay within GitHub's {MARKDOWN_LIMIT:,}-character comment "
                 f"limit{'; the full claim table is in ' + data.claims_csv if data.claims_csv else ''}.*\n\n")
-        body = render("md", FORMATS["md"], r=_capped(data, rows), statuses=STATUSES, leaves_open=LEAVES_OPEN)
+        body = render("md", FORMATS["md"], r=_capped(data, rows), statuses=STATUSES, leaves_open=LEAVES_OPEN,
+                      ref=plain_ref, site=None)
         title, _, rest = body.partition("\n\n")
         text = f"{title}\n\n{note}{rest}".rstrip("\n") + "\n"
     return text
@@ -136,7 +142,8 @@ def build_report(
                 write_claims_csv(con, data.run["run_id"], csv_path)
                 data.claims_csv = csv_path.name
         advance(1)
-        text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN).rstrip("\n") + "\n"
+        text = render(fmt, FORMATS[fmt], r=data, statuses=STATUSES, leaves_open=LEAVES_OPEN, ref=plain_ref,
+                      site=None).rstrip("\n") + "\n"
         if fmt == "md":
             text = within_comment_limit(text, data, max_rows)
         if output is not None:
