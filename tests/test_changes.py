@@ -306,3 +306,11 @@ def test_the_verdict_passes_when_the_gates_hold(hr: Path, tmp_path: Path) -> Non
     config.write_text("[check]\nmax_regressions = { questions = 2, claims = 2 }\n", encoding="utf-8")
     code, md, _ = cli(hr, "report", "-f", "md", "--config", str(config))
     assert code == 0 and "**✅ PASS**: all 2 gates hold (evalwh.toml)." in md
+
+
+def test_counts_print_as_integers_and_shares_with_three_decimals(hr: Path) -> None:
+    code, out, _ = cli(hr, "metrics")
+    assert code == 0
+    cells = {line.split("│")[2].strip(): line.split("│")[3].strip() for line in out.splitlines() if line.count("│") == 4}
+    # tuesday: 4 claims, 1 dangling, 2 of 4 supported
+    assert (cells["claims"], cells["dangling"], cells["supported_share"]) == ("4", "1", "0.500")

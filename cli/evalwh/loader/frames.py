@@ -22,6 +22,7 @@ from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.load import LoadResult, load_run
 from evalwh.loader.validate import SPECS
 from evalwh.sqltext import sql_literal
+from evalwh.warehouse.connection import new_connection
 
 # what a run may hold besides its tables: the stop list, one word per item
 STOPWORDS = "stopwords"
@@ -40,7 +41,7 @@ def _write_records(path: Path, name: str, records: Sequence[Any]) -> None:
 
 def _write_table(path: Path, name: str, table: Any) -> None:
     """A DataFrame, Arrow table or DuckDB relation as Parquet, its column types kept."""
-    con = duckdb.connect()
+    con = new_connection()
     try:
         if isinstance(table, duckdb.DuckDBPyRelation):
             table.write_parquet(str(path))

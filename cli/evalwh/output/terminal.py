@@ -8,6 +8,7 @@ and ``--quiet`` is off), so piped or captured output gets no control characters.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -22,7 +23,8 @@ def _table_value(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:.3f}"
+        # a count stored as a number prints as one (20, not 20.000); a share keeps three decimals
+        return str(int(value)) if math.isfinite(value) and value.is_integer() else f"{value:.3f}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_table_value(v) for v in value)
     if isinstance(value, (bytes, bytearray, memoryview)):
