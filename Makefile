@@ -60,6 +60,7 @@ $(BENCH_STAMP): $(STAMP)
 
 # every benchmark, each side by side with its reference where it has one
 bench: $(BENCH_STAMP)
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/tfidf.py
 	$(BIN)/python bench/report_100k.py

@@ -116,6 +116,10 @@ CASES: list[Case] = [
          ("claims.csv", "citations.csv", "questions.csv")]), "claims.csv: missing file: a run needs claims or questions"),
     Case("citations without claims", lambda s: chapter(s, lambda d: (d / "claims.csv").unlink()),
          "citations.csv: citations need a claims file beside them"),
+    Case("semicolon-separated header", lambda s: chapter(s, lambda d: (d / "chunks.csv").write_text(
+         "chunk_id;doc_id;text\nh1;d;Some text.\n", encoding="utf-8")),
+         "chunks.csv, column chunk_id: missing column 'chunk_id' (found: chunk_id;doc_id;text); the header looks "
+         "semicolon-separated"),
     Case("two formats of one file", lambda s: chapter(s, lambda d: write_table(d / "chunks.jsonl", ["chunk_id", "text"],
          [["a", "b"]])), "both chunks.csv and chunks.jsonl are present"),
     Case("upper-case suffix", lambda s: chapter(s, lambda d: (d / "claims.csv").rename(d / "claims.CSV")),

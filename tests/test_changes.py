@@ -314,3 +314,26 @@ def test_counts_print_as_integers_and_shares_with_three_decimals(hr: Path) -> No
     cells = {line.split("│")[2].strip(): line.split("│")[3].strip() for line in out.splitlines() if line.count("│") == 4}
     # tuesday: 4 claims, 1 dangling, 2 of 4 supported
     assert (cells["claims"], cells["dangling"], cells["supported_share"]) == ("4", "1", "0.500")
+
+
+def test_the_report_names_the_responses_that_do_not_parse(tmp_path: Path) -> None:
+    folder = run_folder(tmp_path, "plain", BASE_ANSWERS, BASE_CLAIMS)
+    # every response written as bare text, with no Answer:/Sources: lines
+    write_csv(folder / "responses.csv", ["question_id", "output"], [(q, a) for q, (a, _) in BASE_ANSWERS.items()])
+    db = tmp_path / "wh.duckdb"
+    load_run(db, folder)
+    code, md, _ = cli(db, "report", "-f", "md", "--no-config")
+    assert code == 0
+    assert "**4 of 4 responses do not parse as two\\_line** (their action is parse\\_failure): q1, q2, q3, q4." in md
+    code, html, _ = cli(db, "report", "--no-config")
+    assert "<strong>4 of 4 responses do not parse as two_line</strong>" in html
+
+
+def test_the_source_is_relative_to_where_the_load_ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = run_folder(tmp_path, "monday", BASE_ANSWERS, BASE_CLAIMS)
+    monkeypatch.chdir(tmp_path)
+    load_run(Path("wh.duckdb"), folder)
+    with open_warehouse(Path("wh.duckdb")) as con:
+        assert con.execute("SELECT source FROM runs").fetchall() == [("monday",)]
+    code, md, _ = cli(Path("wh.duckdb"), "report", "-f", "md", "--no-config")
+    assert code == 0 and " · source monday · " in md and str(tmp_path) not in md

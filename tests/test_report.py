@@ -222,3 +222,10 @@ def test_markdown_report_of_100000_claims_fits_a_github_comment(db: Path, tmp_pa
     with (tmp_path / "r.claims.csv").open(encoding="utf-8") as handle:
         assert sum(1 for _ in handle) == 100_001
     assert "| c" in text  # still shows the first failing claims
+    # a larger --max-rows never shows fewer rows: the most rows that fit are kept
+    cut = {rows: int(re.search(r"Tables are cut to (\d+) rows", build_report(db, "big", "md", None, rows)).group(1))
+           for rows in (150, 200, 300, 1000)}
+    assert cut[150] <= cut[200] <= cut[300] <= cut[1000]
+    # and it is the most: allowed one row more, the page still keeps the same number (one more does not fit)
+    again = build_report(db, "big", "md", None, cut[1000] + 1)
+    assert f"Tables are cut to {cut[1000]} rows" in again

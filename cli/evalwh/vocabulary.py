@@ -77,3 +77,7 @@ def worsening(metric: str, before: float, after: float) -> float:
     """How much ``metric`` got worse from ``before`` to ``after`` (negative when it improved):
     a fall for a higher-is-better or neutral metric, a rise for a lower-is-better one."""
     return after - before if direction(metric) == "lower" else before - after
+
+# the report's defaults, here so the command line can show them without importing the report code
+REPORT_MAX_ROWS = 200          # the longest table on a page
+REPORT_JUDGE_TOLERANCE = 0.1   # a judge disagreeing with the hand grades more often than this is flagged

@@ -4,8 +4,41 @@ Lives here: the commands (``commands``), the options they share and the global o
 command line (``options``), argv handling and Typer display shims (``argv``), and everything
 written to stderr with the handler that turns exceptions into exit codes (``diagnostics``).
 May import: anything in evalwh. Nothing in evalwh imports it (``tests/test_layers.py``).
+
+``main`` answers ``evalwh --version`` before importing the commands (and with them Typer and
+DuckDB), so the bare question costs a few milliseconds; ``app`` is imported on first use.
 """
 
-from evalwh.app.commands import app, main
+from __future__ import annotations
 
-__all__ = ["app", "main"]
+import sys
+from importlib.metadata import version
+from typing import Any
+
+from evalwh import __version__
+
+
+def version_line() -> str:
+    """What ``evalwh --version`` prints."""
+    return f"evalwh {__version__} (duckdb {version('duckdb')})"
+
+
+def main() -> None:
+    """Console-script entry point."""
+    if sys.argv[1:] == ["--version"]:
+        sys.stdout.write(version_line() + "\n")
+        return
+    from evalwh.app.commands import main as run
+
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from evalwh.app.commands import app
+
+        return app
+    raise AttributeError(f"module 'evalwh.app' has no attribute {name!r}")
+
+
+__all__ = ["app", "main", "version_line"]

@@ -15,7 +15,8 @@ from typing import Annotated, Optional
 import duckdb
 import typer
 
-from evalwh import __version__, export, queries
+from evalwh import queries
+from evalwh.app import version_line
 from evalwh.app.argv import GlobalOptionsGroup
 from evalwh.app.diagnostics import crash, handles_errors
 from evalwh.app.options import (
@@ -43,14 +44,11 @@ from evalwh.loader.load import LoadResult, load_run
 from evalwh.logs.formats import FORMATS as LOG_FORMATS
 from evalwh.logs.importing import import_logs
 from evalwh.output.files import atomic_output, write_lines
-from evalwh.output.rowfiles import write_copy
 from evalwh.output.rows import Format, Rows
 from evalwh.output.terminal import TABLE_ROWS, write_table
-from evalwh.report import render as report
-from evalwh.report import site
-from evalwh.report.evidence import evidence_lines
-from evalwh.report.gather import DEFAULT_JUDGE_TOLERANCE, DEFAULT_MAX_ROWS
 from evalwh.resources import seed_dir, seed_names
+from evalwh.vocabulary import REPORT_JUDGE_TOLERANCE as DEFAULT_JUDGE_TOLERANCE
+from evalwh.vocabulary import REPORT_MAX_ROWS as DEFAULT_MAX_ROWS
 from evalwh.warehouse import storage, views
 from evalwh.warehouse.connection import open_warehouse
 from evalwh.warehouse.runs import LATEST
@@ -99,6 +97,8 @@ def emit_rows(ctx: typer.Context, rows: Rows, fmt: Format, output: Path | None) 
     elif fmt is Format.parquet and output is None and sys.stdout.isatty():
         raise UsageError("parquet is binary: give -o FILE, or pipe stdout into a file or program")
     else:
+        from evalwh.output.rowfiles import write_copy  # numpy, only when a file is written
+
         write_copy(rows, fmt, None, output, safe_csv=global_options(ctx).safe_csv)
     if output is not None:
         note(ctx, f"wrote {len(rows.rows)} rows to {output}")
@@ -117,7 +117,7 @@ def write_text(ctx: typer.Context, text: str, output: Path | None) -> None:
 
 def version_callback(value: bool) -> None:
     if value:
-        typer.echo(f"evalwh {__version__} (duckdb {duckdb.__version__})")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
@@ -404,6 +404,8 @@ def evidence(ctx: typer.Context, run: RunOption = LATEST, output: OutputOption =
     Example: evalwh evidence -o evidence.txt
     """
     with reading(ctx) as con:
+        from evalwh.report.evidence import evidence_lines
+
         lines = evidence_lines(con, run)
     output = to_file(output)
     if output is None:
@@ -552,6 +554,8 @@ def report_command(
 
     Example: evalwh report -o out/report.html
     """
+    from evalwh.report import render as report
+
     output = to_file(output)
     chosen = fmt.value if fmt is not None else report.format_for(output)
     if dataset is not None:
@@ -590,6 +594,8 @@ def site_command(
 
     Example: evalwh site out/site && open out/site/index.html
     """
+    from evalwh.report import site
+
     counts = site.build_site(db_path(ctx), directory, max_rows=max_rows,
                              gates=gates.load_gates(config, use_config=not no_config),
                              invocation=global_options(ctx).invocation)
@@ -637,6 +643,8 @@ def export_command(
 
     Example: evalwh export warehouse-parquet/ -r nightly
     """
+    from evalwh import export
+
     exported = export.export_warehouse(db_path(ctx), directory, fmt.value, run, global_options(ctx).invocation)
     emit_rows(ctx, export.exported_rows(exported), Format.table, None)
     note(ctx, f"wrote {len(exported)} tables and views to {directory}")

@@ -395,6 +395,13 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
     return {**counts, "normalised": normalised}
 
 
+def source_path(directory: Path) -> str:
+    """Where a run came from, as the report shows it: relative to the working directory when the
+    folder is inside it (no runner's absolute path in a pull-request comment), else absolute."""
+    folder, here = directory.resolve(), Path.cwd().resolve()
+    return folder.relative_to(here).as_posix() if folder.is_relative_to(here) and folder != here else str(folder)
+
+
 def load_run(
     db: Path,
     directory: Path,
@@ -446,7 +453,7 @@ def load_run(
                 "retrieval_source": "file" if "retrievals" in staged else f"builtin:{settings.retriever}",
             }
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
-                            source=source or str(directory.resolve()), replace=replace,
+                            source=source or source_path(directory), replace=replace,
                             dataset=settings.dataset or default_dataset or directory.resolve().name,
                             metrics=metrics, invocation=invocation, created_at=settings.created_at)
             advance(1)

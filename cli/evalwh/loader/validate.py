@@ -106,8 +106,12 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
     """Columns present; ids non-empty, free of tabs and newlines, and unique where they must be."""
     for column in spec.required:
         if column not in staged.columns:
-            found = ", ".join(shown_name(c) for c in sorted(staged.columns | set(staged.extra))) or "none"
-            raise InputError(staged.name, f"missing column {column!r} (found: {found})", column=column)
+            names = sorted(staged.columns | set(staged.extra))
+            found = ", ".join(shown_name(c) for c in names) or "none"
+            hint = ""
+            if data_suffix(staged.path) == ".csv" and any(";" in c for c in names):
+                hint = "; the header looks semicolon-separated: a .csv is read with commas (tabs: name it .tsv)"
+            raise InputError(staged.name, f"missing column {column!r} (found: {found}){hint}", column=column)
     reject_extra_columns(staged, spec.required + spec.optional)
     if data_suffix(staged.path) == ".jsonl":
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and

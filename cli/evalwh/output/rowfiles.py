@@ -27,15 +27,17 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import duckdb
-import numpy as np
 
 from evalwh.output.files import atomic_path
 from evalwh.output.rows import FORMULA_START, Format, Rows
 from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.warehouse.connection import new_connection
+
+if TYPE_CHECKING:  # numpy is imported when a file is written, not when a command starts
+    import numpy as np
 
 # nested types: a list or array type ends with "]"; these start with their name
 NESTED_PREFIXES = ("STRUCT(", "MAP(", "UNION(")
@@ -48,6 +50,8 @@ def _is_nested(type_name: str) -> bool:
 
 def _column(values: Sequence[Any]) -> np.ndarray:
     """One column as a one-dimensional object array (lists stay single values)."""
+    import numpy as np
+
     return np.fromiter(values, dtype=object, count=len(values))
 
 
@@ -64,6 +68,8 @@ def _load(con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format) -> list[tuple
     A column built in Python that mixes text and numbers is JSON for ``json`` (each value keeps
     its JSON type) and text otherwise.
     """
+    import numpy as np
+
     arrays: dict[str, np.ndarray] = {}
     selects = []
     for i, name in enumerate(rows.columns):

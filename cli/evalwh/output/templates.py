@@ -11,10 +11,12 @@ import base64
 import hashlib
 import re
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
+
+if TYPE_CHECKING:  # Jinja is imported when a page is rendered, not when a command starts
+    from jinja2 import Environment
 
 MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 # what makes a line a list item, a numbered item or a heading underline when a value starts it
@@ -85,6 +87,8 @@ def _common(env: Environment) -> Environment:
 
 def environment(kind: str) -> Environment:
     """The environment for ``html`` or ``md`` templates in ``reports/``."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
     loader = FileSystemLoader(str(files("evalwh.reports")))
     if kind == "html":
         env = Environment(loader=loader, autoescape=select_autoescape(default=True), undefined=StrictUndefined,

@@ -26,13 +26,15 @@ from evalwh.vocabulary import (
     HEADLINE,
     LOG_HEALTH,
     OBSERVED_ACTIONS,
+    REPORT_JUDGE_TOLERANCE,
+    REPORT_MAX_ROWS,
     STATUSES,
     WORST_FIRST,
 )
 from evalwh.warehouse.connection import one, scalar
 from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run
 
-DEFAULT_MAX_ROWS = 200
+DEFAULT_MAX_ROWS = REPORT_MAX_ROWS
 
 # What the checks prove and what they leave open, shown in every report.
 LEAVES_OPEN: tuple[str, ...] = (
@@ -124,6 +126,7 @@ class ReportData:
     verdict: CheckResult | None = None  # None: no gates set
     worse: Changes | None = None        # None: no baseline
     better: Changes | None = None
+    unparsed: dict[str, Any] | None = None  # responses that do not parse in the run's reader format
 
 
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> list[dict[str, Any]]:
@@ -285,7 +288,7 @@ def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> d
     }
 
 
-DEFAULT_JUDGE_TOLERANCE = 0.1
+DEFAULT_JUDGE_TOLERANCE = REPORT_JUDGE_TOLERANCE
 
 
 def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: float) -> dict[str, Any] | None:
@@ -383,6 +386,13 @@ def gather(
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
     worse = changed(con, previous, run_id, ["worse"], max_rows) if previous else None
     better = changed(con, previous, run_id, ["better"], max_rows) if previous else None
+    failed_parse = [r[0] for r in con.execute(
+        "SELECT question_id FROM responses WHERE run_id = ? AND NOT parse_ok ORDER BY ordinal", [run_id]).fetchall()]
+    unparsed = None
+    if failed_parse:
+        unparsed = {"ids": failed_parse[:max_rows], "count": len(failed_parse),
+                    "responses": scalar(con, "SELECT count(*) FROM responses WHERE run_id = ?", [run_id]),
+                    "format": info["params"].get("format", "two_line")}
     verdict = None
     if gates is not None and not gates.empty:
         verdict = check_on(con, run_id, gates.conditions, baseline, require_baseline=gates.require_baseline)
@@ -406,6 +416,7 @@ def gather(
         verdict=verdict,
         worse=worse,
         better=better,
+        unparsed=unparsed,
     )
 
 

@@ -80,18 +80,35 @@ def _capped(data: ReportData, rows: int) -> ReportData:
     return trimmed
 
 
+def _cut_note(data: ReportData, rows: int) -> str:
+    return (f"*Tables are cut to {rows} rows to stay within GitHub's {MARKDOWN_LIMIT:,}-character comment "
+            f"limit{'; the full claim table is in ' + data.claims_csv if data.claims_csv else ''}.*\n\n")
+
+
 def within_comment_limit(text: str, data: ReportData, max_rows: int) -> str:
-    """The Markdown report, its tables cut shorter until it fits GitHub's comment limit, saying so."""
-    rows = max_rows
-    while len(text) > MARKDOWN_LIMIT and rows > 1:
-        rows = max(1, rows // 2)
-        note = (f"*Tables are cut to {rows} rows to stay within GitHub's {MARKDOWN_LIMIT:,}-character comment "
-                f"limit{'; the full claim table is in ' + data.claims_csv if data.claims_csv else ''}.*\n\n")
+    """The Markdown report with its tables cut to the most rows (at most ``max_rows``) that fit GitHub's
+    comment limit, saying so. The page grows with its rows, so the most that fit are found by
+    bisection; a page counts as fitting only with room for the note, so a larger ``max_rows`` never
+    gives fewer rows."""
+    if len(text) + len(_cut_note(data, max_rows)) <= MARKDOWN_LIMIT:
+        return text
+
+    def cut_to(rows: int) -> str:
         body = render("md", FORMATS["md"], r=_capped(data, rows), statuses=STATUSES, leaves_open=LEAVES_OPEN,
                       ref=plain_ref, site=None)
         title, _, rest = body.partition("\n\n")
-        text = f"{title}\n\n{note}{rest}".rstrip("\n") + "\n"
-    return text
+        return f"{title}\n\n{_cut_note(data, rows)}{rest}".rstrip("\n") + "\n"
+
+    low, high = 1, max_rows - 1  # the answer is in [low, high]: max_rows itself did not fit
+    best = cut_to(1)
+    while low <= high:
+        middle = (low + high) // 2
+        candidate = cut_to(middle)
+        if len(candidate) <= MARKDOWN_LIMIT:
+            best, low = candidate, middle + 1
+        else:
+            high = middle - 1
+    return best
 
 
 EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", "": "html"}
