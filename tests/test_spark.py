@@ -105,6 +105,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     load_run(db, HANDBOOK, run="unicode", overrides={"tokenizer": "unicode", "top_k": 2})
     load_run(db, bracket_answers(folder / "bracket"), run="bracket")
     load_run(db, graded_run(folder / "graded"), run="graded")
+    # the sweep over retrieval scores (score_sweep): the built-in retriever's scores of the handbook
+    load_run(db, HANDBOOK, run="scored", score_thresholds=[0.5, 1.0, 2.0, 3.5])
     for log in sorted(LOGS_DIR.iterdir()):
         assert import_logs(db, [log]).requests > 0, log.name
     assert runner.invoke(app, ["--db", str(db), "export", str(folder / "export")]).exit_code == 0

@@ -94,12 +94,14 @@ def metrics(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
     return Rows(("run_id", "metric", "value"), [(run_id, m, v) for m, v in metric_values(con, run_id).items()])
 
 
-def sweep(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
-    """The refusal threshold sweep of the run, by threshold."""
+def sweep(con: duckdb.DuckDBPyConnection, run: str, *, scores: bool = False) -> Rows:
+    """The refusal threshold sweep of the run, by threshold: over the word-overlap count
+    (threshold_sweep), or with ``scores`` over the retrievers' scores (score_sweep)."""
+    view = "score_sweep" if scores else "threshold_sweep"
     return query(
         con,
         "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered "
-        "FROM threshold_sweep WHERE run_id = ? ORDER BY threshold",
+        f"FROM {view} WHERE run_id = ? ORDER BY threshold",
         [resolve_run(con, run)],
     )
 

@@ -6,6 +6,7 @@ Rows go to stdout in the chosen format; messages and errors go to stderr as
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -151,15 +152,29 @@ def main_options(
     ctx.obj = GlobalOptions(db=db, wait=wait, safe_csv=safe_csv, quiet=quiet)
 
 
+WHOLE = re.compile(r"[0-9]+")
+
+
 def parse_thresholds(text: str) -> list[int]:
-    """``1,2,3`` -> [1, 2, 3]; anything else is a usage error."""
-    try:
-        values = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise UsageError(f"--thresholds takes whole numbers separated by commas, not {text!r}") from None
-    if not values:
+    """``1,2,3`` -> [1, 2, 3]: ASCII whole numbers only (int() would also take 1_0 and other scripts'
+    digits); anything else is a usage error."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not all(WHOLE.fullmatch(part) for part in parts):
+        raise UsageError(f"--thresholds takes whole numbers separated by commas, not {text!r}")
+    if not parts:
         raise UsageError("--thresholds needs at least one number")
-    return values
+    return [int(part) for part in parts]
+
+
+def parse_score_thresholds(text: str | None) -> list[float]:
+    """``0.25,0.5`` -> [0.25, 0.5]: plain ASCII decimals; none given -> no score sweep."""
+    if text is None:
+        return []
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not parts or not all(check.PLAIN_NUMBER.fullmatch(part) for part in parts):
+        raise UsageError(f"--score-thresholds takes plain decimal numbers separated by commas (0.25,0.5), "
+                         f"not {text!r}")
+    return [float(part) for part in parts]
 
 
 def report_load(ctx: typer.Context, result: LoadResult) -> None:
@@ -214,8 +229,16 @@ def load(
                                     "run.toml's [run] created_at, else now).")
     ] = None,
     thresholds: Annotated[
-        str, typer.Option("--thresholds", help="Refusal thresholds to sweep, comma-separated.")
+        str, typer.Option("--thresholds", help="Refusal thresholds to sweep over the best chunk's word-overlap "
+                          "score (the chapter's count of shared content words), whole numbers, comma-separated "
+                          "(threshold_sweep; retrievals.score is not used by it).")
     ] = "1,2,3,4,5",
+    score_thresholds: Annotated[
+        Optional[str], typer.Option("--score-thresholds", metavar="X,Y",
+                                    help="Refusal thresholds to sweep over the best retrievals.score of each "
+                                    "question (your retriever's scores), decimals, comma-separated "
+                                    "(score_sweep; default: no such sweep).")
+    ] = None,
     retriever: Annotated[
         Optional[str], typer.Option("--retriever", help="Built-in retriever: overlap or tfidf (overrides run.toml).")
     ] = None,
@@ -252,7 +275,7 @@ def load(
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = load_run(
         db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
-        overrides=overrides, allow_extra=allow_extra, metrics=metrics, invocation=global_options(ctx).invocation,
+        score_thresholds=parse_score_thresholds(score_thresholds), overrides=overrides, allow_extra=allow_extra, metrics=metrics, invocation=global_options(ctx).invocation,
     )
     report_load(ctx, result)
 
@@ -348,13 +371,21 @@ def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = For
 @app.command()
 @handles_errors
 def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
-           output: OutputOption = None) -> None:
+           output: OutputOption = None,
+           scores: Annotated[bool, typer.Option("--scores", help="Sweep retrievals.score (score_sweep) instead "
+                                                "of the word-overlap count.")] = False) -> None:
     """Correct refusal decisions per threshold, with the questions each threshold gets wrong.
 
+    The default sweeps the chapter's signal, the best chunk's word-overlap score (threshold_sweep,
+    load --thresholds); --scores sweeps the best retrievals.score instead (score_sweep, load
+    --score-thresholds).
+
     Example: evalwh sweep -f table
+
+    Example: evalwh sweep --scores
     """
     with reading(ctx) as con:
-        rows = queries.sweep(con, run)
+        rows = queries.sweep(con, run, scores=scores)
     emit_rows(ctx, rows, fmt, output)
 
 

@@ -8,6 +8,7 @@ A citation of an unknown chunk is not an error: it is the DANGLING status.
 
 from __future__ import annotations
 
+import math
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
@@ -410,6 +411,7 @@ def load_run(
     label: str | None = None,
     replace: bool = False,
     thresholds: Sequence[int] = DEFAULT_THRESHOLDS,
+    score_thresholds: Sequence[float] = (),
     source: str | None = None,
     overrides: dict[str, Any] | None = None,
     allow_extra: bool = False,
@@ -423,6 +425,8 @@ def load_run(
     run.toml,
     which wins over ``default_dataset`` (else the folder's name);
     ``allow_extra`` ignores files and columns evalwh does not read instead of refusing them;
+    ``score_thresholds`` are swept over the retrievers' own scores (``retrievals.score``, the view
+    score_sweep) beside ``thresholds``, which are swept over the chapter's word-overlap count;
     ``metrics`` stores the run's headline metrics in metrics_history right after the run;
     ``invocation`` says how long to wait for a locked warehouse and whether to draw a progress bar.
     """
@@ -433,6 +437,9 @@ def load_run(
         if isinstance(threshold, bool) or not isinstance(threshold, int) or not 0 <= threshold <= MAX_THRESHOLD:
             raise UsageError(f"--thresholds: each threshold must be a whole number from 0 to {MAX_THRESHOLD:,}, "
                              f"not {threshold!r}")
+    for score in score_thresholds:  # compared with retrievals.score, any finite number
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise UsageError(f"--score-thresholds: each threshold must be a finite number, not {score!r}")
     if not directory.is_dir():
         raise InputError(str(directory), "no such directory")
     settings = with_overrides(read_run_toml(directory), **(overrides or {}))
@@ -451,6 +458,8 @@ def load_run(
                 "stopwords_source": stop_source,
                 **settings.params(),
                 "retrieval_source": "file" if "retrievals" in staged else f"builtin:{settings.retriever}",
+                # the sweep over retrievals.score (the view score_sweep), only when asked for
+                **({"score_thresholds": sorted(set(float(t) for t in score_thresholds))} if score_thresholds else {}),
             }
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or source_path(directory), replace=replace,
