@@ -8,9 +8,9 @@ A citation of an unknown chunk is not an error: it is the DANGLING status.
 
 from __future__ import annotations
 
-import math
 import datetime as dt
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
