@@ -12,6 +12,7 @@ warehouse's catalog (every table and view with its columns and types) and the co
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import tempfile
@@ -203,9 +204,17 @@ def warehouse_page() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def schema_pages() -> dict[Path, str]:
+    """docs/schemas/<file>.schema.json: the JSON Schema of one record of each input file."""
+    from evalwh.loader.input_schema import all_schemas
+
+    return {DOCS / "schemas" / f"{kind}.schema.json": json.dumps(schema, indent=2) + "\n"
+            for kind, schema in all_schemas().items()}
+
+
 def pages() -> dict[Path, str]:
     """Every generated page and the text it must hold."""
-    return {PAGES["cli"]: cli_page(), PAGES["warehouse"]: warehouse_page()}
+    return {PAGES["cli"]: cli_page(), PAGES["warehouse"]: warehouse_page(), **schema_pages()}
 
 
 def main(argv: list[str]) -> int:

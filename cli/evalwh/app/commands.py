@@ -189,13 +189,27 @@ def report_load(ctx: typer.Context, result: LoadResult) -> None:
 
 @app.command()
 @handles_errors
-def init(ctx: typer.Context) -> None:
+def init(
+    ctx: typer.Context,
+    example: Annotated[
+        Optional[Path], typer.Option("--example", metavar="DIR", file_okay=False,
+                                     help="Also write a small annotated run folder to DIR, to edit into your own "
+                                     "(with a JSON Schema of each file).")
+    ] = None,
+) -> None:
     """Create the warehouse file, or upgrade an older one to this release's schema and views.
 
     A file stored in a newer DuckDB format than the oldest one evalwh promises is rewritten in that format.
 
     Example: evalwh --db nightly.duckdb init
+
+    Example: evalwh init --example eval-data && evalwh load eval-data
     """
+    if example is not None:
+        from evalwh.loader.example import write_example
+
+        written = write_example(example)
+        note(ctx, f"wrote an example run to {example} ({len(written)} files; see its README.md)")
     path = db_path(ctx)
     if storage.initialise(path, global_options(ctx).invocation):
         note(ctx, f"rewrote {path} in DuckDB's {storage.STORAGE_VERSION} storage format")
