@@ -175,17 +175,24 @@ def test_the_readme_tour_runs_on_the_chapter_data(tmp_path: Path, monkeypatch: p
     assert (tmp_path / "out" / "report.html").stat().st_size > 0
 
 
-def test_the_library_example_prints_what_the_page_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    page = (DOCS / "api.md").read_text(encoding="utf-8")
+def run_page_example(name: str) -> tuple[str, str]:
+    """Run the first Python block of docs/<name> in the working directory; returns (what it printed,
+    what the page's first text block says it prints)."""
+    page = (DOCS / name).read_text(encoding="utf-8")
     code = re.findall(r"```python\n(.*?)```", page, re.DOTALL)[0]
     printed = re.findall(r"```text\n(.*?)```", page, re.DOTALL)[0]
-    shutil.copytree(CHAPTER3, tmp_path / "eval-data")
-    monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "docs/api.md", "exec"), {})
+        exec(compile(code, f"docs/{name}", "exec"), {})
+    return out.getvalue(), printed
+
+
+def test_the_library_example_prints_what_the_page_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(CHAPTER3, tmp_path / "eval-data")
+    monkeypatch.chdir(tmp_path)
+    out, printed = run_page_example("api.md")
     # the chapter's eight claims: c1, c3, c7, c8 SUPPORTED; c2 NUMBER_MISMATCH; c4 UNCITED; c5 UNSUPPORTED;
     # c6 DANGLING, so the share supported is 4/8
-    assert out.getvalue() == printed
+    assert out == printed
     assert "supported share 0.5\n" in printed and "SUPPORTED 4\n" in printed
     assert (tmp_path / "out" / "report.html").exists()

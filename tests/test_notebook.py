@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,6 +15,7 @@ import evalwh
 from evalwh.errors import InputError, UsageError
 from evalwh.warehouse import open_warehouse
 from tests.conftest import CHAPTER3, REPO
+from tests.test_docs import run_page_example
 
 HANDBOOK = REPO / "seeds" / "handbook"
 # the columns of a base table that say where a run came from rather than what it holds
@@ -124,14 +122,9 @@ def test_views_come_back_as_relations_of_one_run(tmp_path: Path) -> None:
 
 
 def test_the_notebook_page_prints_what_it_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    page = (REPO / "docs" / "notebook.md").read_text(encoding="utf-8")
-    code = re.findall(r"```python\n(.*?)```", page, re.DOTALL)[0]
-    printed = re.findall(r"```text\n(.*?)```", page, re.DOTALL)[0]
     monkeypatch.chdir(tmp_path)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "docs/notebook.md", "exec"), {})
-    assert out.getvalue() == printed
+    out, printed = run_page_example("notebook.md")
+    assert out == printed
     # c2 quotes 16 weeks and says 12: NUMBER_MISMATCH; one of two claims supported
     assert "c2 NUMBER_MISMATCH" in printed and "supported share 0.5\n" in printed
     assert (tmp_path / "out" / "report.html").exists()
