@@ -120,6 +120,10 @@ CASES: list[Case] = [
          "chunk_id;doc_id;text\nh1;d;Some text.\n", encoding="utf-8")),
          "chunks.csv, column chunk_id: missing column 'chunk_id' (found: chunk_id;doc_id;text); the header looks "
          "semicolon-separated"),
+    Case("a JSONL acceptable answer holding |", lambda s: handbook(s, lambda d: to_jsonl(d, "questions", [
+         {"question_id": "q1", "question": "?", "expected": "answer", "acceptable_answers": ["25 days", "a|b"]}])),
+         "questions.jsonl, row 1, column acceptable_answers: expected a string or a list of strings, found a list "
+         "holding a value that is not a string without |"),
     Case("two formats of one file", lambda s: chapter(s, lambda d: write_table(d / "chunks.jsonl", ["chunk_id", "text"],
          [["a", "b"]])), "both chunks.csv and chunks.jsonl are present"),
     Case("upper-case suffix", lambda s: chapter(s, lambda d: (d / "claims.csv").rename(d / "claims.CSV")),

@@ -193,3 +193,33 @@ def test_generated_runs_follow_the_rules(ref: RetrieveRead) -> None:
         db = Path(tmp) / "wh.duckdb"
         load_run(db, folder, run="gen")
         compare_with_reference(db, ref, "gen")
+
+
+def test_acceptable_answers_may_be_a_json_list_in_jsonl(tmp_path: Path) -> None:
+    """A JSON Lines question may list its acceptable answers; the run equals the one with |-separated text."""
+    import json
+    import shutil
+
+    folders = {}
+    for name, as_list in (("text", False), ("listed", True)):
+        folder = tmp_path / name
+        shutil.copytree(HANDBOOK, folder)
+        with (folder / "questions.csv").open(encoding="utf-8", newline="") as handle:
+            questions = list(csv.DictReader(handle))
+        (folder / "questions.csv").unlink()
+        with (folder / "questions.jsonl").open("w", encoding="utf-8") as handle:
+            for q in questions:
+                if as_list:
+                    q["acceptable_answers"] = [a for a in q["acceptable_answers"].split("|") if a]
+                handle.write(json.dumps(q) + "\n")
+        folders[name] = folder
+    db = tmp_path / "wh.duckdb"
+    for name, folder in folders.items():
+        load_run(db, folder, run=name)
+    select = "SELECT question_id, acceptable_answers, acceptable_norms FROM questions WHERE run_id = '{}' ORDER BY 1"
+    listed = rows(db, select.format("listed"))
+    assert listed == rows(db, select.format("text"))
+    assert ("q1", ["25 days", "twenty-five days"]) in [(r[0], r[1]) for r in listed]  # the seed's q1
+    scores = "SELECT question_id, exact_match, f1 FROM answer_scores WHERE run_id = '{}' ORDER BY 1"
+    assert rows(db, scores.format("listed")) == rows(db, scores.format("text"))
+

@@ -399,7 +399,7 @@ def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Forma
     Example: evalwh sweep --scores
     """
     with reading(ctx) as con:
-        rows = queries.sweep(con, run, scores=scores)
+        rows = queries.sweep(con, run, scores=True) if scores else queries.sweep(con, run)
     emit_rows(ctx, rows, fmt, output)
 
 

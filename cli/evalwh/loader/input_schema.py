@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalwh.loader.sources import BOOLEAN, NUMBER, TEXT_LIST, WHOLE_NUMBER, value_type
+from evalwh.loader.sources import ANSWERS, BOOLEAN, NUMBER, TEXT_LIST, WHOLE_NUMBER, value_type
 from evalwh.loader.validate import SPECS, TableSpec
 from evalwh.vocabulary import EXPECTED_ACTIONS
 
@@ -63,6 +63,8 @@ def column_schema(spec: TableSpec, column: str) -> dict[str, Any]:
         schema = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": f"^\\s*(?:{FINITE_NUMBER})?\\s*$"}]}
     elif kind is BOOLEAN:
         schema = {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": f"{_any_case(BOOLEAN_WORDS)}|^\\s*$"}]}
+    elif kind is ANSWERS:  # variants separated by |, or a list of variants (none holding a |)
+        schema = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string", "pattern": "^[^|]*$"}}]}
     elif column == "expected":
         schema = {"type": "string", "pattern": _any_case(EXPECTED_WORDS)}
     else:

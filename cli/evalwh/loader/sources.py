@@ -69,8 +69,11 @@ WHOLE_NUMBER = ValueType("a whole number", frozenset({"BIGINT", "UBIGINT", "DOUB
 NUMBER = ValueType("a number", frozenset({"BIGINT", "UBIGINT", "DOUBLE", "VARCHAR"}),
                    INTEGER_TYPES | {"FLOAT", "DOUBLE", "VARCHAR"})
 BOOLEAN = ValueType("true or false", frozenset({"BOOLEAN", "VARCHAR"}), frozenset({"BOOLEAN", "VARCHAR"}))
+# acceptable answers: one string of variants separated by |, or (in JSON Lines) a list of them
+ANSWERS = ValueType("a string or a list of strings", frozenset({"VARCHAR", "ARRAY"}), frozenset({"VARCHAR"}))
 # columns that are not text; every other column is TEXT, list columns TEXT_LIST
-TYPED_COLUMNS: dict[str, ValueType] = {"rank": WHOLE_NUMBER, "score": NUMBER, "refused": BOOLEAN}
+TYPED_COLUMNS: dict[str, ValueType] = {"rank": WHOLE_NUMBER, "score": NUMBER, "refused": BOOLEAN,
+                                       "acceptable_answers": ANSWERS}
 
 
 def value_type(column: str, list_columns: Iterable[str]) -> ValueType:
@@ -227,6 +230,11 @@ def _stage_jsonl(
         present = list(wanted)
     selects = []
     for key in present:
+        if value_type(key, list_columns) is ANSWERS:  # a list of answers becomes the |-separated string
+            selects.append(f"CASE WHEN json_type(json, {_json_path(key)}) = 'ARRAY' THEN "
+                           f"array_to_string(CAST(json_extract(json, {_json_path(key)}) AS VARCHAR[]), '|') "
+                           f"ELSE json_extract_string(json, {_json_path(key)}) END AS {sql_identifier(key)}")
+            continue
         extract = "json_extract" if key in list_columns else "json_extract_string"
         selects.append(f"{extract}(json, {_json_path(key)}) AS {sql_identifier(key)}")
     # qualified: a key named rowid would otherwise be the ORDER BY's output column
@@ -263,6 +271,9 @@ def _check_json_types(
         if kind is TEXT_LIST:
             test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
                      "lambda e: json_type(e) <> 'VARCHAR')), FALSE)")
+        elif kind is ANSWERS:  # a list's answers are joined with |, so none may hold one
+            test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
+                     "lambda e: json_type(e) <> 'VARCHAR' OR contains(e ->> '$', '|'))), FALSE)")
         tests.append(f"min(CASE WHEN {test} THEN rowid END), count(json_type(json, {_json_path(key)}))")
     results = con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchone() or ()
     firsts, holders = results[0::2], results[1::2]
@@ -272,6 +283,7 @@ def _check_json_types(
         actual = one(con, f"SELECT json_type(json, {_json_path(key)}) FROM {objects} WHERE rowid = ?", [row])[0]
         kind = value_type(key, list_columns)
         what = "a list holding a value that is not a string" if kind is TEXT_LIST and actual == "ARRAY" \
+            else "a list holding a value that is not a string without |" if kind is ANSWERS and actual == "ARRAY" \
             else JSON_TYPE_NAMES.get(actual, actual)
         raise InputError(name, f"expected {kind.described}, found {what}", row=int(row) + 1, column=key)
     return dict(zip(keys, holders, strict=True))
