@@ -43,7 +43,7 @@ from evalwh.text.nativetext import register_native_macros
 from evalwh.text.reader_output import register_reader_udfs
 from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse.connection import attach, limit_memory, new_connection, one, scalar, transaction
-from evalwh.warehouse.runs import check_run_name, run_tables
+from evalwh.warehouse.runs import check_run_name, run_tables, unparsed_responses
 from evalwh.warehouse.schema import migrate
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -467,8 +467,7 @@ def load_run(
                             metrics=metrics, invocation=invocation, created_at=settings.created_at)
             advance(1)
         replaced = counts.pop("replaced") == 1
-        unparsed = tuple(r[0] for r in con.execute(
-            "SELECT question_id FROM responses WHERE run_id = ? AND NOT parse_ok ORDER BY ordinal", [run_id]).fetchall())
+        unparsed = tuple(unparsed_responses(con, run_id))
         return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts,
                           unparsed=unparsed, reader_format=settings.format)
     finally:

@@ -31,8 +31,8 @@ from evalwh.vocabulary import (
     STATUSES,
     WORST_FIRST,
 )
-from evalwh.warehouse.connection import one, scalar
-from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run
+from evalwh.warehouse.connection import dicts, one, scalar
+from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run, unparsed_responses
 
 DEFAULT_MAX_ROWS = REPORT_MAX_ROWS
 
@@ -129,11 +129,6 @@ class ReportData:
     unparsed: dict[str, Any] | None = None  # responses that do not parse in the run's reader format
 
 
-def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> list[dict[str, Any]]:
-    rel = con.execute(sql, params)
-    names = [d[0] for d in rel.description]
-    return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
-
 
 def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str]) -> list[Trend]:
     """Each named metric over ``run_ids``, from each run's metric values (runs where it is undefined are
@@ -204,14 +199,14 @@ def changed(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, labels: 
     out = []
     for sql in (QUESTION_CHANGES, CLAIM_CHANGES):
         total = scalar(con, f"SELECT count(*) FROM ({sql})", params)
-        rows = _dicts(con, f"{sql} LIMIT {int(limit)}", params)
+        rows = dicts(con, f"{sql} LIMIT {int(limit)}", params)
         out.append(Capped(rows, total))
     return Changes(out[0], out[1])
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
     total = scalar(con, f"SELECT count(*) FROM {source} WHERE run_id = ?", [run_id])
-    rows = _dicts(
+    rows = dicts(
         con,
         f"SELECT s.claim_id, s.status, s.cited_ids, c.text, c.quote, c.quote_norm "
         f"FROM {source} AS s JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id "
@@ -219,7 +214,7 @@ def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int
         [run_id, limit],
     )
     if rows:
-        pairs = _dicts(
+        pairs = dicts(
             con,
             "SELECT p.claim_id, p.ordinal, p.chunk_id, p.chunk_exists, p.quote_found, ch.text "
             "FROM citation_pairs AS p LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id "
@@ -252,9 +247,9 @@ def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> d
     )
     if not any(counts):
         return None
-    settings = _dicts(con, "SELECT * FROM run_settings WHERE run_id = ?", [run_id])[0]
+    settings = dicts(con, "SELECT * FROM run_settings WHERE run_id = ?", [run_id])[0]
     questions_total = scalar(con, "SELECT count(*) FROM questions WHERE run_id = ?", [run_id])
-    per_question = _dicts(
+    per_question = dicts(
         con,
         """
         SELECT q.question_id, q.question, o.answer, q.expected, e.gold_chunk_id, e.label, g.shared_words, o.action, qo.outcome,
@@ -275,7 +270,7 @@ def _retrieve_read(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> d
     )
     confusion = {(e, o): n for e, o, n in con.execute(
         "SELECT expected, observed, n FROM action_confusion WHERE run_id = ?", [run_id]).fetchall()}
-    policies = _dicts(con, "SELECT policy, exact_matches, total, missed FROM policy_baselines WHERE run_id = ? "
+    policies = dicts(con, "SELECT policy, exact_matches, total, missed FROM policy_baselines WHERE run_id = ? "
                            "ORDER BY position", [run_id])
     return {
         "settings": settings,
@@ -293,12 +288,12 @@ DEFAULT_JUDGE_TOLERANCE = REPORT_JUDGE_TOLERANCE
 
 def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: float) -> dict[str, Any] | None:
     """Three-axis case scores, refusal use, bracket citation checks and grader agreement, where present."""
-    summary = _dicts(con, "SELECT * FROM case_score_summary WHERE run_id = ?", [run_id])
-    graders = _dicts(con, "SELECT judge, items, disagreements, disagreement_rate, disagreed_items "
+    summary = dicts(con, "SELECT * FROM case_score_summary WHERE run_id = ?", [run_id])
+    graders = dicts(con, "SELECT judge, items, disagreements, disagreement_rate, disagreed_items "
                           "FROM grader_agreement WHERE run_id = ? ORDER BY judge", [run_id])
     if not summary and not graders:
         return None
-    cases_ = _dicts(
+    cases_ = dicts(
         con,
         "SELECT s.question_id, q.expected, s.expected_chunk, s.retrieved_ids, s.cited_ids, s.refused, "
         "s.retrieval_ok, s.citation_ok, s.refusal_ok, s.retrieval, s.citation, s.refusal "
@@ -308,9 +303,9 @@ def _axes(con: duckdb.DuckDBPyConnection, run_id: str, limit: int, tolerance: fl
     )
     for case in cases_:
         case["why"] = case_sentence(case)
-    refusals = _dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
+    refusals = dicts(con, "SELECT * FROM refusal_use WHERE run_id = ?", [run_id])
     checks_total = scalar(con, "SELECT count(*) FROM answer_citation_check WHERE run_id = ?", [run_id])
-    checks = _dicts(
+    checks = dicts(
         con,
         "SELECT question_id, passages, invalid_citations, sentences_without_citation, ok FROM answer_citation_check "
         "WHERE run_id = ? ORDER BY ok, question_id LIMIT ?",
@@ -337,18 +332,18 @@ def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict
     problems_total = scalar(con, "SELECT count(*) FROM log_citation_health WHERE run_id = ? "
                                  "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id])
     return {
-        "daily": _dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
+        "daily": dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
                              "FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
-        "replay": _dicts(con, "SELECT threshold, requests, would_refuse, refused_in_production FROM log_refusal_replay "
+        "replay": dicts(con, "SELECT threshold, requests, would_refuse, refused_in_production FROM log_refusal_replay "
                               "WHERE run_id = ? ORDER BY threshold", [run_id]),
         "health": [(s, int(health.get(s, 0))) for s in LOG_HEALTH],
-        "problems": Capped(_dicts(
+        "problems": Capped(dicts(
             con,
             "SELECT h.source, h.request_id, h.position, h.chunk_id, h.status, h.resolution, c.quote "
             "FROM log_citation_health AS h JOIN log_citations AS c USING (source, request_id, position) "
             "WHERE h.run_id = ? AND h.status IN ('DANGLING', 'UNSUPPORTED') ORDER BY h.ts DESC, h.request_id LIMIT ?",
             [run_id, limit]), problems_total),
-        "uncovered": _dicts(con, "SELECT chunk_id, retrieved_count, cited_count, chunk_exists FROM log_chunk_coverage "
+        "uncovered": dicts(con, "SELECT chunk_id, retrieved_count, cited_count, chunk_exists FROM log_chunk_coverage "
                                  "WHERE run_id = ? AND NOT covered_by_case "
                                  "ORDER BY retrieved_count + cited_count DESC, chunk_id LIMIT ?", [run_id, limit]),
     }
@@ -361,7 +356,7 @@ def gather(
     """Everything the report shows about ``run`` (a run id or ``latest``), compared with ``baseline``
     (default: the previous run of its dataset), with the verdict of ``gates`` when any are set."""
     run_id = resolve_run(con, run)
-    info = _dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
+    info = dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
                   [run_id])[0]
     info["params"] = json.loads(info["params"])
     previous = baseline_run(con, run_id, baseline)
@@ -370,7 +365,7 @@ def gather(
     # each run's metrics are read once (live, they cost a pass over its claims): the run, its baseline, its trend
     values = {r: metric_values(con, r) for r in dict.fromkeys([run_id, *([previous] if previous else []), *history])}
     counts = {status: int(values[run_id][status.lower()] or 0) for status in STATUSES}  # claims per status
-    sweep = _dicts(
+    sweep = dicts(
         con,
         "SELECT threshold, correct, questions, wrongly_refused, wrongly_answered FROM threshold_sweep "
         "WHERE run_id = ? ORDER BY threshold",
@@ -379,15 +374,14 @@ def gather(
     # cases has one row per question: their number is the run's `questions` metric (counting the view's
     # rows would run its gold search once more)
     cases_total = int(values[run_id]["questions"] or 0)
-    cases = _dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
+    cases = dicts(con, "SELECT question_id, expected, chunk_id FROM cases WHERE run_id = ? ORDER BY ordinal LIMIT ?",
                    [run_id, max_rows])
     changes = status_changes(con, previous, run_id) if previous else []
     metrics = metric_changes(values[previous] if previous else {}, values[run_id], removed=False)
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
     worse = changed(con, previous, run_id, ["worse"], max_rows) if previous else None
     better = changed(con, previous, run_id, ["better"], max_rows) if previous else None
-    failed_parse = [r[0] for r in con.execute(
-        "SELECT question_id FROM responses WHERE run_id = ? AND NOT parse_ok ORDER BY ordinal", [run_id]).fetchall()]
+    failed_parse = unparsed_responses(con, run_id)
     unparsed = None
     if failed_parse:
         unparsed = {"ids": failed_parse[:max_rows], "count": len(failed_parse),
@@ -431,7 +425,7 @@ class History:
 
 
 def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
-    run_rows = _dicts(con, "SELECT run_id, created_at, label FROM runs WHERE dataset = ? ORDER BY created_at",
+    run_rows = dicts(con, "SELECT run_id, created_at, label FROM runs WHERE dataset = ? ORDER BY created_at",
                       [dataset])
     if not run_rows:
         known = [r[0] for r in con.execute("SELECT DISTINCT dataset FROM runs ORDER BY 1").fetchall()]

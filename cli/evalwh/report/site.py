@@ -37,7 +37,7 @@ from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import render
 from evalwh.report.gather import DEFAULT_MAX_ROWS, LEAVES_OPEN, ReportData, gather, gather_history
 from evalwh.vocabulary import STATUSES
-from evalwh.warehouse.connection import limit_memory, open_warehouse
+from evalwh.warehouse.connection import dicts, limit_memory, open_warehouse
 from evalwh.warehouse.runs import baseline_run
 
 PLAIN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}")
@@ -82,15 +82,10 @@ def linker(pages: RunPages, depth: int) -> Callable[[str, Any], Markup]:
     return ref
 
 
-def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: Any) -> list[dict[str, Any]]:
-    rel = con.execute(sql, params)
-    names = [d[0] for d in rel.description]
-    return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
-
 
 def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
     """Every question of the run with what its page shows."""
-    questions = _dicts(con, """
+    questions = dicts(con, """
         SELECT q.question_id, q.question, q.expected, q.gold, q.gold_chunk_id, o.answer, o.action, o.sources,
                u.outcome, a.exact_match, a.f1, s.retrieval, s.citation, s.refusal, s.expected_chunk
         FROM questions AS q
@@ -99,11 +94,11 @@ def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str
         LEFT JOIN answer_scores AS a ON a.run_id = q.run_id AND a.question_id = q.question_id
         LEFT JOIN case_scores AS s ON s.run_id = q.run_id AND s.question_id = q.question_id
         WHERE q.run_id = ? ORDER BY q.ordinal""", [run_id])
-    retrieved = _dicts(con, """
+    retrieved = dicts(con, """
         SELECT r.question_id, r.rank, r.score, r.chunk_id, c.text, c.chunk_id IS NOT NULL AS chunk_exists
         FROM retrievals AS r LEFT JOIN chunks AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
         WHERE r.run_id = ? ORDER BY r.question_id, r.rank""", [run_id])
-    claims = _dicts(con, """
+    claims = dicts(con, """
         SELECT c.question_id, c.claim_id, c.text, c.quote, s.status
         FROM claims AS c JOIN claim_status AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
         WHERE c.run_id = ? AND c.question_id IS NOT NULL ORDER BY c.ordinal""", [run_id])
@@ -122,11 +117,11 @@ def claim_pages(con: duckdb.DuckDBPyConnection, run_id: str, claim_ids: Iterable
     wanted = sorted(set(claim_ids))
     if not wanted:
         return []
-    claims = _dicts(con, """
+    claims = dicts(con, """
         SELECT c.claim_id, c.text, c.quote, c.question_id, s.status
         FROM claims AS c JOIN claim_status AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
         WHERE c.run_id = ? AND c.claim_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.ordinal""", [run_id, wanted])
-    pairs = _dicts(con, """
+    pairs = dicts(con, """
         SELECT p.claim_id, p.ordinal, p.chunk_id, p.chunk_exists, p.quote_found, ch.text
         FROM citation_pairs AS p LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id
         WHERE p.run_id = ? AND p.claim_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY p.claim_id, p.ordinal""",
@@ -144,17 +139,22 @@ def chunk_pages(con: duckdb.DuckDBPyConnection, run_id: str, chunk_ids: Iterable
     wanted = sorted(set(chunk_ids))
     if not wanted:
         return []
-    chunks = _dicts(con, "SELECT chunk_id, doc_id, text FROM chunks WHERE run_id = ? "
+    chunks = dicts(con, "SELECT chunk_id, doc_id, text FROM chunks WHERE run_id = ? "
                          "AND chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY ordinal", [run_id, wanted])
-    retrieved = _dicts(con, "SELECT chunk_id, question_id, rank, score FROM retrievals WHERE run_id = ? "
+    retrieved = dicts(con, "SELECT chunk_id, question_id, rank, score FROM retrievals WHERE run_id = ? "
                             "AND chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY question_id, rank", [run_id, wanted])
-    citing = _dicts(con, "SELECT p.chunk_id, p.claim_id, s.status FROM citation_pairs AS p "
+    citing = dicts(con, "SELECT p.chunk_id, p.claim_id, s.status FROM citation_pairs AS p "
                          "JOIN claim_status AS s ON s.run_id = p.run_id AND s.claim_id = p.claim_id "
                          "WHERE p.run_id = ? AND p.chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY p.claim_id",
                     [run_id, wanted])
+    by_chunk: dict[str, dict[str, list[dict[str, Any]]]] = {c["chunk_id"]: {"retrieved": [], "citing": []}
+                                                             for c in chunks}
+    for key, found in (("retrieved", retrieved), ("citing", citing)):
+        for row in found:
+            if row["chunk_id"] in by_chunk:
+                by_chunk[row["chunk_id"]][key].append(row)
     for chunk in chunks:
-        chunk["retrieved"] = [r for r in retrieved if r["chunk_id"] == chunk["chunk_id"]]
-        chunk["citing"] = [c for c in citing if c["chunk_id"] == chunk["chunk_id"]]
+        chunk.update(by_chunk[chunk["chunk_id"]])
     return chunks
 
 

@@ -151,3 +151,10 @@ def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tupl
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> Any:
     """The single value of a query that always returns one row (a count, a max)."""
     return one(con, sql, params)[0]
+
+
+def dicts(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> list[dict[str, Any]]:
+    """Every row of a query as a dict of column name to value."""
+    rel = con.execute(sql, params or [])
+    names = [d[0] for d in rel.description]
+    return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]

@@ -71,6 +71,12 @@ def baseline_run(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | No
     return chosen
 
 
+def unparsed_responses(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
+    """The questions whose response does not parse in the run's reader format, in question order."""
+    return [r[0] for r in con.execute(
+        "SELECT question_id FROM responses WHERE run_id = ? AND NOT parse_ok ORDER BY ordinal", [run_id]).fetchall()]
+
+
 def run_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every base table holding rows of a run (a ``run_id`` column), ``runs`` last: what a replaced run
     loses, its materialised history included. Read from the catalog, so a table a schema step adds is
