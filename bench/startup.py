@@ -1,7 +1,9 @@
 """Start-up cost of a bare command: CPU seconds (user + system) and peak memory of `evalwh --version`,
-`evalwh --help` and `evalwh runs` on a small warehouse, beside the interpreter alone and beside
-importing everything the command line imported before its imports were made lazy (numpy, Jinja
-and the report code). Each side runs in its own process, repeated; the minimum is printed.
+`evalwh --help` and `evalwh runs` on a small warehouse, beside the floors they stand on (the
+interpreter alone; importing Typer; Typer and its Rich help; Typer and DuckDB) and beside importing
+everything the command line imported before its imports were made lazy (DuckDB, numpy, Jinja, the
+loader and the report code). Each side runs in its own process, interleaved with the others and
+repeated; the minimum is printed. CPU and peak RSS are the child's own, from wait4().
 """
 
 from __future__ import annotations
@@ -13,30 +15,39 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPEATS = 7
+REPEATS = 9
 EVALWH = str(Path(sys.executable).parent / "evalwh")
-EAGER = "import evalwh.app.commands, numpy, jinja2, evalwh.report.render, evalwh.report.site, evalwh.export"
+EAGER = ("import evalwh.app.commands, duckdb, numpy, jinja2, evalwh.loader, evalwh.logs, evalwh.history, "
+         "evalwh.report.render, evalwh.report.site, evalwh.export, evalwh.output.rowfiles")
 
 
 def cpu_and_peak(argv: list[str], cwd: Path) -> tuple[float, float]:
-    """(user + system seconds, peak MiB) of one run of ``argv``, from /usr/bin/time."""
-    done = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *argv], cwd=cwd, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{argv} failed:\n{done.stderr[-2000:]}")
-    user, system, peak_kib = done.stderr.strip().splitlines()[-1].split()
-    return float(user) + float(system), int(peak_kib) / 1024
+    """(user + system seconds, peak MiB) of one run of ``argv``, from the child's own resource usage."""
+    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    stderr = child.stderr.read() if child.stderr else b""
+    if child.returncode != 0:
+        sys.exit(f"{argv} failed:\n{stderr.decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         here = Path(scratch)
         subprocess.run([EVALWH, "--db", "wh.duckdb", "-q", "seed"], cwd=here, check=True)
+        python = sys.executable
         sides = {
-            "python -c pass (the interpreter)": [sys.executable, "-c", "pass"],
-            "the eager imports (numpy, Jinja, report)": [sys.executable, "-c", EAGER],
+            "python -c pass (the interpreter)": [python, "-c", "pass"],
+            "import typer": [python, "-c", "import typer"],
+            "import typer + its Rich help": [python, "-c", "import typer, typer.rich_utils"],
+            "import typer + duckdb": [python, "-c", "import typer, duckdb"],
+            "the eager imports (before)": [python, "-c", EAGER],
             "evalwh --version": [EVALWH, "--version"],
             "evalwh --help": [EVALWH, "--help"],
-            "evalwh runs (small warehouse)": [EVALWH, "--db", "wh.duckdb", "runs", "-f", "csv"],
+            "evalwh load --help": [EVALWH, "load", "--help"],
+            "evalwh runs (small warehouse, table)": [EVALWH, "--db", "wh.duckdb", "runs"],
+            "evalwh runs (small warehouse, csv)": [EVALWH, "--db", "wh.duckdb", "runs", "-f", "csv"],
         }
         best: dict[str, tuple[float, float]] = {}
         for _ in range(REPEATS):  # interleaved, so a busy moment of the machine hits every side alike
@@ -44,11 +55,11 @@ def main() -> None:
                 cpu, peak = cpu_and_peak(argv, here)
                 old = best.get(name)
                 best[name] = (min(cpu, old[0]), min(peak, old[1])) if old else (cpu, peak)
-    eager = best["the eager imports (numpy, Jinja, report)"][0]
+    eager = best["the eager imports (before)"][0]
     print(f"start-up, min of {REPEATS} runs; load average {os.getloadavg()[0]:.2f}; {shutil.which('evalwh') or EVALWH}")
-    print(f"{'side':45} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
+    print(f"{'side':40} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
     for name, (cpu, peak) in best.items():
-        print(f"{name:45} {cpu:7.2f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
+        print(f"{name:40} {cpu:7.3f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
 
 
 if __name__ == "__main__":

@@ -48,14 +48,18 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
         assert (process.wait(timeout=120), stderr) == (141, b""), fmt
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
-def test_a_bare_command_imports_neither_numpy_nor_the_report_code(argv: list[str]) -> None:
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["load", "--help"], ["logs", "import", "--help"]])
+def test_a_bare_command_imports_neither_numpy_nor_duckdb_nor_the_library(argv: list[str]) -> None:
+    """Help is drawn from the commands' signatures alone: the library is imported when a command runs."""
     code = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'jinja2', 'pyarrow', 'pandas')"
-            " or m.startswith(('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles')))\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'jinja2', 'pyarrow', 'pandas', 'duckdb')"
+            " or m.startswith(('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles', 'evalwh.loader',"
+            " 'evalwh.logs', 'evalwh.history', 'evalwh.warehouse', 'evalwh.queries')))\n"
             "print('loaded:', heavy, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "loaded: []"
     assert done.stdout.startswith("evalwh 0.1.0 (duckdb ") if argv == ["--version"] else "Usage: evalwh" in done.stdout
+    if argv == ["load", "--help"]:
+        assert "--score-thresholds" in done.stdout

@@ -1,10 +1,13 @@
-"""The Typer internals evalwh's display shims patch exist and are patched, so a Typer release that
-renames them fails here, not silently in `import evalwh.app`."""
+"""The Typer internals evalwh's display shims patch or override exist and are ours, so a Typer release
+that renames them fails here, not silently in `import evalwh.app`."""
 
 from __future__ import annotations
 
-from typer import rich_utils
-from typer.core import TyperOption
+import subprocess
+import sys
+
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer.core import TyperGroup, TyperOption
 
 from evalwh.app import argv
 
@@ -12,7 +15,10 @@ from evalwh.app import argv
 def test_the_patched_typer_attributes_exist_and_are_ours() -> None:
     assert callable(argv._display_type_rich)  # Typer's own, kept for options that take a value
     assert TyperOption.display_type_rich is argv._flags_show_no_type
-    assert rich_utils.rich_format_error is argv._one_line_error
+    # the group catches Click's errors where Typer's parsing raises them
+    assert issubclass(NoArgsIsHelpError, ClickException)
+    for method in ("make_context", "invoke", "parse_args"):
+        assert getattr(argv.GlobalOptionsGroup, method) is not getattr(TyperGroup, method)
 
 
 def test_help_lists_a_flag_without_a_value_and_an_option_with_one(runner) -> None:
@@ -32,3 +38,13 @@ def test_a_command_line_error_is_one_line(runner) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("evalwh: error: ") and result.stderr.count("\n") == 1
     assert "(see 'evalwh runs --help')" in result.stderr
+
+
+def test_a_command_line_error_loads_no_rich_help_code(tmp_path) -> None:
+    """The one-line error is written by the group itself: Typer's Rich formatter is never imported."""
+    probe = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', 'runs', '--no-such-option']\n"
+             "try:\n    main()\nexcept SystemExit as exit:\n"
+             "    print(exit.code, 'typer.rich_utils' in sys.modules, 'duckdb' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert done.stdout.split() == ["2", "False", "False"], done.stderr
+    assert done.stderr.startswith("evalwh: error: No such option: --no-such-option")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import difflib
 import signal
+import sys
 from collections.abc import Iterable
 from enum import IntEnum
-
-import duckdb
 
 
 class ExitCode(IntEnum):
@@ -88,11 +87,18 @@ def exit_code_for(error: BaseException) -> ExitCode:
         return ExitCode.PIPE_CLOSED
     if isinstance(error, (UsageError, InputError, OSError, UnicodeDecodeError)):
         return ExitCode.USAGE
-    if isinstance(error, EvalwhError | duckdb.Error):
+    if isinstance(error, EvalwhError) or _is_duckdb_error(error):
         return ExitCode.WAREHOUSE
     if isinstance(error, KeyboardInterrupt):
         return ExitCode.INTERRUPTED
     return ExitCode.INTERNAL
+
+
+def _is_duckdb_error(error: BaseException) -> bool:
+    """Whether ``error`` is one of DuckDB's. A process that never imported DuckDB raised none, so
+    the question does not import it (a bare command stays cheap)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(error, duckdb.Error)
 
 
 def os_error_message(error: OSError) -> str:

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+# the run name that means the most recently created run (every --run option's default)
+LATEST = "latest"
+# the production-log formats ``logs import`` reads (sql/logformats/<format>_*.sql)
+LOG_FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
 # claim statuses (claim_status.status), in the order a report lists them
 STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DANGLING", "UNCITED")
 # the order the failing claims come in, worst first, as SQL over a ``status`` column

@@ -5,14 +5,14 @@ command line (``options``), argv handling and Typer display shims (``argv``), an
 written to stderr with the handler that turns exceptions into exit codes (``diagnostics``).
 May import: anything in evalwh. Nothing in evalwh imports it (``tests/test_layers.py``).
 
-``main`` answers ``evalwh --version`` before importing the commands (and with them Typer and
-DuckDB), so the bare question costs a few milliseconds; ``app`` is imported on first use.
+``main`` answers ``evalwh --version`` before importing the commands (and with them Typer), so the
+bare question costs a few milliseconds; ``app`` is imported on first use. The commands import the
+library when they run, so ``--help`` loads neither DuckDB nor the loader, logs or report code.
 """
 
 from __future__ import annotations
 
 import sys
-from importlib.metadata import version
 from typing import Any
 
 from evalwh import __version__
@@ -20,6 +20,8 @@ from evalwh import __version__
 
 def version_line() -> str:
     """What ``evalwh --version`` prints."""
+    from importlib.metadata import version
+
     return f"evalwh {__version__} (duckdb {version('duckdb')})"
 
 

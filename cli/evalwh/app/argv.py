@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import typer
-from typer import rich_utils
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
 from typer.core import TyperGroup, TyperOption
 
 from evalwh.errors import one_line
@@ -58,10 +58,28 @@ def hoist(args: list[str]) -> list[str]:
 
 
 class GlobalOptionsGroup(TyperGroup):
-    """The evalwh command group: global options may come before or after the command."""
+    """The evalwh command group: global options may come before or after the command, and an error of
+    the command line is one line.
+
+    Click raises such an error while this group parses its own options (``make_context``) or picks and
+    parses a command (``invoke``); the group writes it here and exits 2, so Typer's framed panel, and
+    the Rich code behind it, is never loaded for it.
+    """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, hoist(list(args)))
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except ClickException as error:
+            raise _usage_exit(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ClickException as error:
+            raise _usage_exit(error) from None
 
 
 def _flags_show_no_type(option: TyperOption, ctx: typer.Context) -> str | None:
@@ -75,16 +93,20 @@ _display_type_rich = TyperOption.display_type_rich
 TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign,assignment]  # tests/test_typer_shims.py
 
 
-def _one_line_error(error: Any) -> None:
-    """A command-line error (an unknown option or command, a bad or missing value) as one stderr line,
-    naming the --help that explains; Click's exit code (2, a usage error) stands."""
-    if error.__class__.__name__ == "NoArgsIsHelpError":  # a group called bare prints its help instead
-        return
+def one_line_error(error: ClickException) -> str:
+    """A command-line error (an unknown option or command, a bad or missing value) as one line, naming
+    the --help that explains."""
     ctx = getattr(error, "ctx", None)
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
     # Click lists a missing argument's choices one a line, each after a tab: here one after another
     message = re.sub(r"\n\t", " ", error.format_message())
-    typer.echo(f"evalwh: error: {one_line(message)}{hint}", err=True)
+    return f"evalwh: error: {one_line(message)}{hint}"
 
 
-rich_utils.rich_format_error = _one_line_error  # type: ignore[assignment]  # tests/test_typer_shims.py
+def _usage_exit(error: ClickException) -> BaseException:
+    """What the group raises for a command-line error: the error itself when it is a bare group's
+    help (already printed), else an exit with Click's code (2) after the one line on stderr."""
+    if isinstance(error, NoArgsIsHelpError):
+        return error
+    typer.echo(one_line_error(error), err=True)
+    return typer.Exit(error.exit_code)

@@ -11,12 +11,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import duckdb
 import typer
 
-from evalwh import queries
 from evalwh.app import version_line
 from evalwh.app.argv import GlobalOptionsGroup
 from evalwh.app.diagnostics import crash, handles_errors
@@ -39,20 +37,18 @@ from evalwh.app.options import (
     to_file,
 )
 from evalwh.errors import ExitCode, UsageError
-from evalwh.history import check, compare, gates
-from evalwh.history.materialize import materialize as materialize_history
-from evalwh.loader.load import LoadResult, load_run
-from evalwh.logs.formats import FORMATS as LOG_FORMATS
-from evalwh.logs.importing import import_logs
 from evalwh.output.files import atomic_output, write_lines
 from evalwh.output.rows import Format, Rows
-from evalwh.output.terminal import TABLE_ROWS, write_table
-from evalwh.resources import seed_dir, seed_names
+from evalwh.vocabulary import LATEST, LOG_FORMATS
 from evalwh.vocabulary import REPORT_JUDGE_TOLERANCE as DEFAULT_JUDGE_TOLERANCE
 from evalwh.vocabulary import REPORT_MAX_ROWS as DEFAULT_MAX_ROWS
-from evalwh.warehouse import storage, views
-from evalwh.warehouse.connection import open_warehouse
-from evalwh.warehouse.runs import LATEST
+
+# The library is imported inside each command, when it runs: `evalwh --help` and a command's help
+# load neither DuckDB nor the loader, the logs or the report code (bench/startup.py measures it).
+if TYPE_CHECKING:
+    import duckdb
+
+    from evalwh.loader.load import LoadResult
 
 app = typer.Typer(
     name="evalwh",
@@ -73,8 +69,10 @@ def db_path(ctx: typer.Context) -> Path:
 @contextmanager
 def reading(ctx: typer.Context) -> Iterator[duckdb.DuckDBPyConnection]:
     """The warehouse of this command line, open read-only (waiting --wait seconds for a writer's lock)."""
+    from evalwh.warehouse.connection import open_warehouse
+
     options = global_options(ctx)
-    with open_warehouse(options.db, invocation=options.invocation) as con:
+    with open_warehouse(options.db, invocation=options.invocation, udfs=False) as con:
         yield con
 
 
@@ -87,6 +85,8 @@ def emit_rows(ctx: typer.Context, rows: Rows, fmt: Format, output: Path | None) 
     """Write rows to stdout or, atomically, to a file: the one writer of every row command."""
     output = to_file(output)
     if fmt is Format.table:
+        from evalwh.output.terminal import TABLE_ROWS, write_table
+
         if output is None:
             left_out = write_table(rows, sys.stdout)
         else:
@@ -170,8 +170,10 @@ def parse_score_thresholds(text: str | None) -> list[float]:
     """``0.25,0.5`` -> [0.25, 0.5]: plain ASCII decimals; none given -> no score sweep."""
     if text is None:
         return []
+    from evalwh.history.check import PLAIN_NUMBER
+
     parts = [part.strip() for part in text.split(",") if part.strip()]
-    if not parts or not all(check.PLAIN_NUMBER.fullmatch(part) for part in parts):
+    if not parts or not all(PLAIN_NUMBER.fullmatch(part) for part in parts):
         raise UsageError(f"--score-thresholds takes plain decimal numbers separated by commas (0.25,0.5), "
                          f"not {text!r}")
     return [float(part) for part in parts]
@@ -210,6 +212,8 @@ def init(
 
         written = write_example(example)
         note(ctx, f"wrote an example run to {example} ({len(written)} files; see its README.md)")
+    from evalwh.warehouse import storage
+
     path = db_path(ctx)
     if storage.initialise(path, global_options(ctx).invocation):
         note(ctx, f"rewrote {path} in DuckDB's {storage.STORAGE_VERSION} storage format")
@@ -285,6 +289,8 @@ def load(
 
     Example: evalwh load runs/2026-11-27 --dataset hr-policy --created-at 2026-11-27T18:00:00Z
     """
+    from evalwh.loader.load import load_run
+
     overrides = {"dataset": dataset, "created_at": created_at, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     result = load_run(
@@ -307,6 +313,9 @@ def seed(
 
     Example: evalwh seed handbook --replace
     """
+    from evalwh.loader.load import load_run
+    from evalwh.resources import seed_dir, seed_names
+
     folder = seed_dir(name)
     if folder is None:
         raise UsageError(f"no bundled dataset {name!r} (available: {', '.join(seed_names())})")
@@ -329,6 +338,8 @@ def materialize(
 
     Example: evalwh materialize --full-refresh
     """
+    from evalwh.history.materialize import materialize as materialize_history
+
     result = materialize_history(db_path(ctx), full_refresh=full_refresh, invocation=global_options(ctx).invocation)
     if result.runs:
         note(ctx, f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")
@@ -348,6 +359,8 @@ def runs(
 
     Example: evalwh runs --dataset hr-policy -f csv
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.runs(con, dataset)
     emit_rows(ctx, rows, fmt, output)
@@ -361,6 +374,8 @@ def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Form
 
     Example: evalwh status -r nightly -f json | jq '.[] | select(.status != "SUPPORTED")'
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.claim_status(con, run)
     emit_rows(ctx, rows, fmt, output)
@@ -377,6 +392,8 @@ def metrics(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = For
 
     Example: evalwh metrics -r latest -f csv
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.metrics(con, run)
     emit_rows(ctx, rows, fmt, output)
@@ -398,6 +415,8 @@ def sweep(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Forma
 
     Example: evalwh sweep --scores
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.sweep(con, run, scores=True) if scores else queries.sweep(con, run)
     emit_rows(ctx, rows, fmt, output)
@@ -414,6 +433,8 @@ def scores(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Form
 
     Example: evalwh scores -r handbook
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         per_case, totals = queries.case_scores(con, run)
     emit_rows(ctx, per_case, fmt, output)
@@ -436,6 +457,8 @@ def cases(
 
     Example: evalwh cases -o cases.tsv
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.cases(con, run)
     emit_rows(ctx, rows, fmt, output)
@@ -474,8 +497,7 @@ def diff(
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Metric deltas from one run to another, then the questions and the claims (matched by id) that
-    changed, worst first.
+    """Metric deltas from one run to another, then the questions and claims that changed, worst first.
 
     Rows are kind (metric, question or claim), name, a, b, delta, change (better, worse, same, new or
     removed: the rules of the views question_changes and claim_changes) and detail (what got worse or
@@ -484,6 +506,8 @@ def diff(
 
     Example: evalwh diff -f md >> "$GITHUB_STEP_SUMMARY"
     """
+    from evalwh.history import compare
+
     with reading(ctx) as con:
         before, after = compare.diff_pair(con, runs or [], baseline)
         if before is None:
@@ -546,6 +570,8 @@ def check_command(
 
     Example: evalwh check --require-baseline --max-regressions questions=0 --max-regressions claims=0
     """
+    from evalwh.history import check, gates
+
     flags = [check.parse_condition("min", c) for c in minimum or []]
     flags += [check.parse_condition("max", c) for c in maximum or []]
     flags += [check.parse_condition("max-drop", c) for c in max_drop or []]
@@ -589,8 +615,10 @@ def report_command(
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
 ) -> None:
-    """Render a run's report: the verdict of the gates, what got worse and better since the baseline,
-    then metrics, claim statuses, threshold sweep, questions and cases.
+    """Render a run's report: the gates' verdict, what got worse and better, then every metric and case.
+
+    After the verdict and the changes since the baseline come the metrics, claim statuses, threshold
+    sweep, questions and cases.
 
     The verdict is PASS or FAIL by the [check] table of evalwh.toml (or --config FILE), or "no gates
     set".
@@ -599,6 +627,7 @@ def report_command(
 
     Example: evalwh report -o out/report.html
     """
+    from evalwh.history import gates
     from evalwh.report import render as report
 
     output = to_file(output)
@@ -639,6 +668,7 @@ def site_command(
 
     Example: evalwh site out/site && open out/site/index.html
     """
+    from evalwh.history import gates
     from evalwh.report import site
 
     counts = site.build_site(db_path(ctx), directory, max_rows=max_rows,
@@ -661,6 +691,8 @@ def views_command(
 
     Example: evalwh views --dialect spark > views.sql
     """
+    from evalwh.warehouse import views
+
     if schema and dialect is not Dialect.spark:
         raise UsageError("--schema prints Spark's base tables; add --dialect spark")
     if dialect is Dialect.duckdb:
@@ -709,6 +741,10 @@ def sql(
 
     Example: evalwh sql "SELECT status, count(*) FROM claim_status GROUP BY ALL" -f csv
     """  # noqa: E501
+    import duckdb
+
+    from evalwh import queries
+
     with reading(ctx) as con:
         try:
             rows = queries.read_only_query(con, statement)
@@ -747,6 +783,8 @@ def logs_import(
             raise UsageError("give --log-format alone (--format is its old spelling)")
         note(ctx, "logs import --format is now --log-format; the old spelling will go")
         log_format = old_format
+    from evalwh.logs.importing import import_logs
+
     result = import_logs(db_path(ctx), paths, log_format, skip_bad, global_options(ctx).invocation)
     if result.log_batch_id is None:
         note(ctx, f"nothing new ({result.source}): {result.skipped} requests already present; no batch recorded")
@@ -770,6 +808,8 @@ def logs_show(
 
     Example: evalwh logs show health -f csv -o health.csv
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.log_view(con, view.value, run)
     emit_rows(ctx, rows, fmt, output)
@@ -783,6 +823,8 @@ def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
 
     Example: evalwh logs batches -f json
     """
+    from evalwh import queries
+
     with reading(ctx) as con:
         rows = queries.query(con, "SELECT * FROM log_batches ORDER BY loaded_at, log_batch_id")
     emit_rows(ctx, rows, fmt, output)

@@ -180,7 +180,7 @@ def run_check(
     if not conditions and not require_baseline:
         raise UsageError("give at least one condition: --min, --max, --max-drop METRIC=NUMBER or "
                          "--max-regressions questions|claims=N, or a [check] table in evalwh.toml")
-    with open_warehouse(db, invocation=invocation) as con:
+    with open_warehouse(db, invocation=invocation, udfs=False) as con:
         return check_on(con, resolve_run(con, run), conditions, baseline, require_baseline=require_baseline)
 
 

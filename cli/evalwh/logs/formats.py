@@ -13,8 +13,9 @@ from importlib.resources.abc import Traversable
 import duckdb
 
 from evalwh.errors import InputError
+from evalwh.vocabulary import LOG_FORMATS
 
-FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
+FORMATS = LOG_FORMATS
 
 
 PARTS: tuple[str, ...] = ("requests", "retrievals", "citations")

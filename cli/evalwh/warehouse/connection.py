@@ -96,10 +96,14 @@ def limit_memory(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"SET memory_limit = {sql_literal(VIEWS_MEMORY_LIMIT)}")
 
 
-def connect(path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> duckdb.DuckDBPyConnection:
-    """A new connection with the evalwh UDFs registered and the warehouse at ``path`` attached."""
+def connect(
+    path: Path, *, read_only: bool, invocation: Invocation = QUIET, udfs: bool = True
+) -> duckdb.DuckDBPyConnection:
+    """A new connection with the warehouse at ``path`` attached and, unless ``udfs`` is false, the evalwh
+    UDFs registered (registering them imports numpy; no view calls them)."""
     con = new_connection()
-    register_udfs(con)
+    if udfs:
+        register_udfs(con)
     try:
         attach(con, path, read_only=read_only, invocation=invocation)
     except BaseException:
@@ -110,17 +114,20 @@ def connect(path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> d
 
 @contextmanager
 def open_warehouse(
-    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET
+    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET, udfs: bool = True
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse at ``path``.
 
     ``write=True`` creates the file if needed (unless ``create=False``) and brings its
     schema and views up to date before handing it over. ``write=False`` needs an
-    existing file at this release's schema and opens it read-only.
+    existing file at this release's schema and opens it read-only. The evalwh UDFs
+    (``words``, ``norm``, ...) are registered on it unless ``udfs=False``: code that only
+    reads the views (every command but a load) passes that, since no view calls a UDF and
+    registering them costs a numpy import.
     """
     if (not write or not create) and not path.exists():
         raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
-    con = connect(path, read_only=not write, invocation=invocation)
+    con = connect(path, read_only=not write, invocation=invocation, udfs=udfs or write)
     try:
         if write:
             with transaction(con):

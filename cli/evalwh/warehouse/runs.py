@@ -9,8 +9,7 @@ from __future__ import annotations
 import duckdb
 
 from evalwh.errors import UsageError
-
-LATEST = "latest"
+from evalwh.vocabulary import LATEST
 
 
 def check_run_name(name: str) -> str:
