@@ -2,7 +2,9 @@
 -- store by the claim-status rule.
 --   chunk_exists  the cited chunk is in the run's chunks
 --   quote_found   norm(quote) is inside the chunk's norm(text); NULL when the log had no quote
---   status        DANGLING (no such chunk) | UNCHECKED (no quote to check) | UNSUPPORTED | SUPPORTED
+--   status        UNRESOLVED (the log names no chunk id: its document had none) | DANGLING (no such
+--                 chunk, or the citation points past the request's documents) | UNCHECKED (no quote to
+--                 check) | UNSUPPORTED | SUPPORTED
 --   resolution    how the log's citation was resolved to a chunk id (see log_citations)
 SELECT
     r.run_id,
@@ -14,6 +16,7 @@ SELECT
     CASE WHEN c.quote IS NULL THEN NULL
          ELSE COALESCE(strpos(ch.text_norm, c.quote_norm) > 0, FALSE) END AS quote_found,
     CASE
+        WHEN c.chunk_id IS NULL AND c.resolution = 'unresolved' THEN 'UNRESOLVED'
         WHEN ch.chunk_id IS NULL THEN 'DANGLING'
         WHEN c.quote IS NULL THEN 'UNCHECKED'
         WHEN strpos(ch.text_norm, c.quote_norm) > 0 THEN 'SUPPORTED'

@@ -392,10 +392,10 @@ CASES: list[Case] = [
          "a.jsonl: line 1: a response block's citations must be a list"),
     Case("RAGAS context id that is an object", lambda s: log_file(s, "r.jsonl", [json.dumps(
          {"user_input": "Q?", "retrieved_contexts": ["a"], "retrieved_context_ids": [{"id": "k1"}]})]),
-         "r.jsonl: line 1: retrieved_context_ids must list strings or whole numbers"),
+         "r.jsonl: line 1: retrieved_context_ids and reference_context_ids must list strings or whole numbers"),
     Case("RAGAS context that is a number", lambda s: log_file(s, "r.jsonl", [json.dumps(
          {"user_input": "Q?", "retrieved_contexts": ["a"]}), json.dumps({"user_input": "Q2?", "retrieved_contexts": [7]})]),
-         "r.jsonl: line 2: retrieved_contexts and contexts must list strings"),
+         "r.jsonl: line 2: retrieved_contexts, contexts and reference_contexts must list strings"),
     Case("RAGAS answer that is a list", lambda s: log_file(s, "r.jsonl", [json.dumps(
          {"user_input": "Q?", "response": ["Yes."]})]),
          "r.jsonl: line 1: user_input, question, response, answer, reference and ground_truth must be strings"),

@@ -34,6 +34,8 @@ def finite(value: int | float) -> bool:
 
 def reference_error(record: dict[str, Any]) -> str | None:
     """The first rule of the evalwh format that ``record`` breaks, or None."""
+    if all(record.get(key) is None for key in ("request_id", "question", "answer", "retrieved", "cited")):
+        return "not an evalwh log record: it has none of request_id, question, answer, retrieved and cited"
     for key, message in TEXT_FIELDS:
         if record.get(key) is not None and not isinstance(record[key], str):
             return message

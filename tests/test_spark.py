@@ -107,7 +107,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     load_run(db, graded_run(folder / "graded"), run="graded")
     # the sweep over retrieval scores (score_sweep): the built-in retriever's scores of the handbook
     load_run(db, HANDBOOK, run="scored", score_thresholds=[0.5, 1.0, 2.0, 3.5])
-    for log in sorted(LOGS_DIR.iterdir()):
+    for log in sorted(p for p in LOGS_DIR.iterdir() if p.is_file()):
         assert import_logs(db, [log]).requests > 0, log.name
     assert runner.invoke(app, ["--db", str(db), "export", str(folder / "export")]).exit_code == 0
     return db, folder / "export"
@@ -314,7 +314,7 @@ def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt:
     con = duckdb.connect(str(db), read_only=True)
 
     def parsed(columns: list[str], record: Any) -> tuple[Any, ...]:
-        return tuple(json.loads(v) if c in ("raw", "metadata") and isinstance(v, str) else v
+        return tuple(json.loads(v) if c in ("raw", "metadata", "location") and isinstance(v, str) else v
                      for c, v in zip(columns, record, strict=True))
 
     assert batch["log_rejects"].count() == 0
@@ -326,6 +326,51 @@ def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt:
         assert rows_of([parsed(columns, r) for r in actual]) == rows_of([parsed(columns, r) for r in expected]), table
         assert expected or (fmt, table) == ("ragas", "log_citations"), table  # RAGAS samples cite nothing
         print(f"{fmt} {table:16} {len(expected):3} rows  equal")
+    con.close()
+
+
+PRODUCERS_DIR = LOGS_DIR / "producers"
+# the producers' files (tests/logs/producers), each group one import: every format, and every way of
+# writing it that the Spark import reads apart (one span a line or many, a pretty-printed document,
+# spans and events, a JSON array, CSV, Parquet)
+PRODUCER_IMPORTS = [
+    ("otlp", ["otel/otel_batch.jsonl"]), ("otlp", ["otel/otel_simple.jsonl"]), ("otlp", ["otel/otel_protobuf.json"]),
+    ("otlp", ["otel/otel_events_spans.jsonl", "otel/otel_events_logs.jsonl"]),
+    ("otlp", ["openinference/openinference_otlp_genai.jsonl"]), ("otlp", ["langchain/langchain_noid_otlp.jsonl"]),
+    ("anthropic", ["anthropic/anthropic_tool_results.jsonl"]), ("anthropic", ["anthropic/anthropic_mixed.jsonl"]),
+    ("anthropic", ["anthropic/anthropic_sources.jsonl"]), ("anthropic", ["anthropic/anthropic_string_response.jsonl"]),
+    ("ragas", ["ragas/ragas_to_csv.csv"]), ("ragas", ["ragas/ragas_evaluate.parquet"]), ("ragas", ["ragas/ragas_hf.jsonl"]),
+    ("deepeval", ["deepeval/deepeval_goldens.json"]), ("deepeval", ["deepeval/deepeval_goldens.csv"]),
+    ("deepeval", ["deepeval/deepeval_results.json"]),
+]
+
+
+@pytest.mark.parametrize("fmt,files", PRODUCER_IMPORTS, ids=lambda v: v if isinstance(v, str) else "+".join(v))
+def test_producer_logs_on_spark_give_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, files: list[str]) -> None:
+    """Every log the producers' own libraries wrote (test_log_producers.py) imports on Spark as on DuckDB."""
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
+
+    logs = [PRODUCERS_DIR / name for name in files]
+    db = tmp_path / "logs.duckdb"
+    assert import_logs(db, logs, fmt).requests > 0
+    for table in LOG_TABLES:
+        spark.catalog.dropTempView(table)
+    batch = spark_import(spark, logs, fmt)
+    con = duckdb.connect(str(db), read_only=True)
+    assert batch["log_rejects"].count() == 0
+    for table in LOG_TABLES:
+        frame = batch[table]
+        columns = [c for c in frame.columns if c != "log_batch_id"]
+        expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+        actual = frame.select(*columns).collect()
+
+        def parsed(record: Any, columns: list[str] = columns) -> tuple[Any, ...]:
+            return tuple(instants(json.loads(v)) if c in ("raw", "metadata", "location") and isinstance(v, str) else v
+                         for c, v in zip(columns, record, strict=True))
+
+        assert rows_of([parsed(r) for r in actual]) == rows_of([parsed(r) for r in expected]), table
+        assert expected or table == "log_citations", table
     con.close()
 
 
@@ -467,7 +512,7 @@ def test_a_sample_log_with_one_text_replaced_imports_alike_on_spark(spark: Any, 
             columns = [c for c in batch[table].columns if c != "log_batch_id"]
 
             def parsed(record: tuple[Any, ...], columns: list[str] = columns) -> tuple[Any, ...]:
-                return tuple(json.loads(v) if c in ("raw", "metadata") and isinstance(v, str) else v
+                return tuple(json.loads(v) if c in ("raw", "metadata", "location") and isinstance(v, str) else v
                              for c, v in zip(columns, record, strict=True))
 
             expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()

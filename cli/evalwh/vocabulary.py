@@ -18,7 +18,7 @@ from typing import Literal
 # the run name that means the most recently created run (every --run option's default)
 LATEST = "latest"
 # the production-log formats ``logs import`` reads (sql/logformats/<format>_*.sql)
-LOG_FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas")
+LOG_FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas", "deepeval")
 # claim statuses (claim_status.status), in the order a report lists them
 STATUSES: tuple[str, ...] = ("SUPPORTED", "NUMBER_MISMATCH", "UNSUPPORTED", "DANGLING", "UNCITED")
 # the order the failing claims come in, worst first, as SQL over a ``status`` column
@@ -33,11 +33,11 @@ WORST_FIRST = ("CASE change WHEN 'worse' THEN 1 WHEN 'removed' THEN 2 WHEN 'new'
 EXPECTED_ACTIONS: tuple[str, ...] = ("answer", "refuse", "flag_premise")
 OBSERVED_ACTIONS: tuple[str, ...] = (*EXPECTED_ACTIONS, "parse_failure")
 # a production citation's health (log_citation_health.status)
-LOG_HEALTH: tuple[str, ...] = ("SUPPORTED", "UNSUPPORTED", "DANGLING", "UNCHECKED")
+LOG_HEALTH: tuple[str, ...] = ("SUPPORTED", "UNSUPPORTED", "DANGLING", "UNCHECKED", "UNRESOLVED")
 # the production-log metrics of models/log_metrics.sql: known names even before any log is imported
 LOG_METRICS: tuple[str, ...] = (
     "log_requests", "log_refusal_rate", "log_dangling_rate", "log_unsupported_rate",
-    "log_dangling_rate_last_day", "log_unsupported_rate_last_day",
+    "log_dangling_rate_last_day", "log_unsupported_rate_last_day", "log_unresolved_rate",
 )
 
 Direction = Literal["higher", "lower", "neutral"]
@@ -49,7 +49,7 @@ HIGHER_IS_BETTER: frozenset[str] = frozenset({
 LOWER_IS_BETTER: frozenset[str] = frozenset({
     "uncited", "dangling", "unsupported", "number_mismatch", "held_for_review", "refusals_wrong",
     "refusals_missed", "judge_disagreement_rate", "log_dangling_rate", "log_unsupported_rate",
-    "log_dangling_rate_last_day", "log_unsupported_rate_last_day",
+    "log_dangling_rate_last_day", "log_unsupported_rate_last_day", "log_unresolved_rate",
 })
 # sizes and rates with no better side
 NEUTRAL: frozenset[str] = frozenset({"claims", "pairs", "questions", "log_requests", "log_refusal_rate"})

@@ -1,19 +1,15 @@
--- Anthropic: one request per logged exchange. The question is the text of the last user
--- message that has text (a string content, or its text blocks joined by a space); the answer
--- the response's text blocks joined; model and stop_reason from the response.
-WITH exchanges AS (
-    SELECT file, line, record,
-           coalesce(json_extract_string(record, '$.request_id'), json_extract_string(record, '$.response.id'))
-               AS request_id,
-           json_transform(record, '{"request": {"messages": ["JSON"]}, "response": {"content": ["JSON"]}}') AS parsed
-    FROM log_raw
-),
-numbered_messages AS (
+-- Anthropic: one request per logged exchange (anthropic_exchanges). The question is the text of
+-- the last user message that has text (a string content, or its text blocks joined by a space: a
+-- message holding only tool results has none); the answer the response's text blocks joined; model
+-- and stop_reason from the response. refused is the API's own word: stop_reason "refusal" is a
+-- refusal, any other stop_reason is not, and a response without one records neither. The session
+-- is the request's metadata.user_id.
+WITH numbered_messages AS (
     -- each message with its 1-based position, as one struct (one unnest, which Spark also allows)
     SELECT request_id,
-           unnest(list_transform(range(1, array_length(parsed.request.messages) + 1),
-                                 lambda i: struct_pack(message := parsed.request.messages[i], i := i))) AS m
-    FROM exchanges
+           unnest(list_transform(range(1, array_length(messages) + 1),
+                                 lambda i: struct_pack(message := messages[i], i := i))) AS m
+    FROM anthropic_exchanges
 ),
 user_messages AS (
     SELECT request_id, m.i AS message_no,
@@ -51,9 +47,9 @@ questions AS (
 ),
 answer_blocks AS (
     SELECT request_id,
-           unnest(list_transform(range(1, array_length(parsed.response.content) + 1),
-                                 lambda i: struct_pack(block := parsed.response.content[i], i := i))) AS b
-    FROM exchanges
+           unnest(list_transform(range(1, array_length(content) + 1),
+                                 lambda i: struct_pack(block := content[i], i := i))) AS b
+    FROM anthropic_exchanges
 ),
 answers AS (
     SELECT request_id,
@@ -69,15 +65,17 @@ SELECT
     e.file,
     e.line,
     e.request_id,
-    json_extract_string(e.record, '$.request.metadata.user_id')                      AS session_id,
+    json_extract_string(e.request, '$.metadata.user_id')                             AS session_id,
     coalesce(json_extract_string(e.record, '$.timestamp'), json_extract_string(e.record, '$.ts')) AS ts_text,
     q.question,
     a.text                                                                           AS answer,
-    json_extract_string(e.record, '$.response.model')                                AS model,
-    json_extract_string(e.record, '$.response.stop_reason')                          AS finish_reason,
-    CAST(NULL AS VARCHAR)                                                            AS refused_text,
+    json_extract_string(e.response, '$.model')                                       AS model,
+    json_extract_string(e.response, '$.stop_reason')                                 AS finish_reason,
+    CASE WHEN json_extract_string(e.response, '$.stop_reason') IS NULL THEN NULL
+         WHEN json_extract_string(e.response, '$.stop_reason') = 'refusal' THEN 'true'
+         ELSE 'false' END                                                            AS refused_text,
     CAST(NULL AS VARCHAR)                                                            AS metadata,
     e.record                                                                         AS raw
-FROM exchanges AS e
+FROM anthropic_exchanges AS e
 LEFT JOIN questions AS q ON q.request_id = e.request_id
 LEFT JOIN answers AS a ON a.request_id = e.request_id

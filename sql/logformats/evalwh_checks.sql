@@ -1,4 +1,5 @@
--- evalwh JSONL: one row per record whose fields have the wrong JSON type (file, line, error).
+-- evalwh JSONL: one row per record that is no evalwh record (it has none of request_id, question,
+-- answer, retrieved and cited), or whose fields have the wrong JSON type (file, line, error).
 -- Text fields are strings (or null), refused is true/false, retrieved and cited are lists of
 -- objects whose chunk_id and quote are strings and whose score is a finite number (or null).
 -- Without this a number id, a string score or a retrieved string would load as something else.
@@ -33,6 +34,8 @@ errors AS (
         file,
         line,
         CASE
+            WHEN list_bool_and(list_transform([types[1], types[4], types[5], types[9], types[10]], lambda t: t = 'n'))
+                THEN 'not an evalwh log record: it has none of request_id, question, answer, retrieved and cited'
             WHEN types[1] NOT IN ('"', 'n') THEN 'request_id must be a string'
             WHEN types[2] NOT IN ('"', 'n') THEN 'session_id must be a string'
             WHEN types[3] NOT IN ('"', 'n') THEN 'ts must be an ISO 8601 string'

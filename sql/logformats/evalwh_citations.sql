@@ -6,7 +6,8 @@ SELECT
     CAST(c.position AS INTEGER)      AS position,
     c.cit.chunk_id                   AS chunk_id,
     c.cit.quote                      AS quote,
-    CASE WHEN c.cit.chunk_id IS NULL THEN 'unresolved' ELSE 'resolved' END AS resolution
+    CASE WHEN c.cit.chunk_id IS NULL THEN 'unresolved' ELSE 'resolved' END AS resolution,
+    CAST(NULL AS JSON)               AS location
 FROM (
     -- each element with its 1-based position, as one struct: one unnest, which Spark also allows
     SELECT file, line, r.request_id AS request_id,

@@ -7,7 +7,8 @@ SELECT
     d.doc.chunk_id                     AS chunk_id,
     TRY_CAST(d.doc.score AS DOUBLE)    AS score,
     d.doc.content                      AS content,
-    CASE WHEN d.doc.chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source
+    CASE WHEN d.doc.chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source,
+    CAST(NULL AS JSON)                 AS metadata
 FROM (
     -- each element with its 1-based position, as one struct: one unnest, which Spark also allows
     SELECT file, line, r.request_id AS request_id,

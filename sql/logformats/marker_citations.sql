@@ -1,10 +1,11 @@
 -- Citations as [n] markers in an answer, for formats that log no citations of their own
--- (openinference, otlp): one row per marker of log_answers(file, line, request_id, answer),
--- n numbering the request's retrieved documents in rank order (1-based). A number past the
--- last document is out_of_range; a document without an id is unresolved.
+-- (otlp, openinference, ragas, deepeval): one row per marker in the answer of a request of
+-- norm_requests, n numbering the request's retrieved documents in rank order (1-based). A number
+-- past the last document is out_of_range; a document without an id is unresolved. A marker gives
+-- no quote and no location.
 WITH found AS (
     SELECT file, line, request_id, regexp_extract_all(coalesce(answer, ''), '\[(\d+)\]', 1) AS numbers
-    FROM log_answers
+    FROM norm_requests
 ),
 markers AS (
     -- each marker with its 1-based position, as one struct: one unnest, which Spark also allows
@@ -22,6 +23,7 @@ SELECT
     CAST(NULL AS VARCHAR)                                        AS quote,
     CASE WHEN d.chunk_id IS NOT NULL THEN 'resolved'
          WHEN d.request_id IS NOT NULL THEN 'unresolved'
-         ELSE 'out_of_range' END                                 AS resolution
+         ELSE 'out_of_range' END                                 AS resolution,
+    CAST(NULL AS JSON)                                           AS location
 FROM markers AS m
 LEFT JOIN norm_retrievals AS d ON d.request_id = m.request_id AND d.rank = m.marker.n

@@ -1,4 +1,5 @@
--- OTLP JSON: one row per record whose lists are not lists (file, line, error): resourceSpans,
+-- OTLP JSON: one row per record that is no OTLP export (no resourceSpans or resourceLogs), or
+-- whose lists are not lists (file, line, error): resourceSpans, resourceLogs,
 -- scopeSpans, spans and a span's attributes are lists, and so are a gen_ai.retrieval.documents
 -- value (a JSON string holding a list, or an arrayValue) and its kvlistValue values. The
 -- otlp_*.sql SELECTs read a value of another type as absent; these checks keep such a record
@@ -8,6 +9,7 @@ WITH parsed AS (
         file,
         line,
         json_type(record, '$.resourceSpans')                                         AS resource_type,
+        json_type(record, '$.resourceLogs')                                          AS logs_type,
         json_type(record, '$.resourceSpans[*].scopeSpans')                            AS scope_types,
         json_type(record, '$.resourceSpans[*].scopeSpans[*].spans')                   AS span_types,
         json_type(record, '$.resourceSpans[*].scopeSpans[*].spans[*].attributes')     AS attribute_types,
@@ -20,7 +22,10 @@ errors AS (
         file,
         line,
         CASE
+            WHEN resource_type IS NULL AND logs_type IS NULL
+                THEN 'not an OTLP export: it has no resourceSpans or resourceLogs'
             WHEN coalesce(resource_type, 'NULL') NOT IN ('ARRAY', 'NULL') THEN 'resourceSpans must be a list'
+            WHEN coalesce(logs_type, 'NULL') NOT IN ('ARRAY', 'NULL') THEN 'resourceLogs must be a list'
             WHEN list_bool_or(list_transform(scope_types, lambda t: t NOT IN ('ARRAY', 'NULL')))
                 THEN 'scopeSpans must be a list'
             WHEN list_bool_or(list_transform(span_types, lambda t: t NOT IN ('ARRAY', 'NULL')))

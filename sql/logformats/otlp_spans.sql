@@ -1,77 +1,77 @@
--- OTLP JSON trace files (resourceSpans / scopeSpans / spans): one row per (span, attribute)
--- with the attribute's value as text (string, int, double or bool) or as JSON (array and
--- kvlist values), and the attribute's place in the file (attribute_order) so that "the first"
--- of several values is the first written. Trace and span ids are normalised to lower-case hex
--- whether the file wrote them as hex or as base64.
+-- OTLP JSON files (the OTLP JSON file exporter, protobuf's MessageToJson, a collector's file
+-- exporter): one row per span of resourceSpans/scopeSpans/spans, and per GenAI inference-details
+-- event of resourceLogs/scopeLogs/logRecords (eventName gen_ai.client.inference.operation.details),
+-- the shape trace_*.sql read (trace_spans). A record may hold both. Trace and span ids are
+-- normalised to lower-case hex whether the file wrote them as hex or as base64; start_time is the
+-- span's startTimeUnixNano, or the event's timeUnixNano, as ISO 8601 UTC. item_order is the place
+-- in the file, so that "the first" of several values is the first written.
 WITH resource_lists AS (
-    SELECT file, line, json_transform(record, '{"resourceSpans": ["JSON"]}').resourceSpans AS items
+    SELECT file, line,
+           json_transform(record, '{"resourceSpans": ["JSON"], "resourceLogs": ["JSON"]}') AS r
     FROM log_raw
 ),
-resource_spans AS (
+resources AS (
     -- each element with its 1-based position, as one struct (one unnest, which Spark also allows)
-    SELECT file, line,
-           unnest(list_transform(range(1, array_length(items) + 1),
-                                 lambda i: struct_pack(item := items[i], i := i))) AS rs
+    SELECT file, line, 'span' AS signal,
+           unnest(list_transform(range(1, array_length(r.resourceSpans) + 1),
+                                 lambda i: struct_pack(item := r.resourceSpans[i], i := i))) AS rs
+    FROM resource_lists
+    UNION ALL
+    SELECT file, line, 'event' AS signal,
+           unnest(list_transform(range(1, array_length(r.resourceLogs) + 1),
+                                 lambda i: struct_pack(item := r.resourceLogs[i], i := i))) AS rs
     FROM resource_lists
 ),
 scope_lists AS (
-    SELECT file, line, rs.i AS rs_no, json_transform(rs.item, '{"scopeSpans": ["JSON"]}').scopeSpans AS items
-    FROM resource_spans
+    SELECT file, line, signal, rs.i AS rs_no,
+           CASE WHEN signal = 'span' THEN json_transform(rs.item, '{"scopeSpans": ["JSON"]}').scopeSpans
+                ELSE json_transform(rs.item, '{"scopeLogs": ["JSON"]}').scopeLogs END AS items
+    FROM resources
 ),
-scope_spans AS (
-    SELECT file, line, rs_no,
+scopes AS (
+    SELECT file, line, signal, rs_no,
            unnest(list_transform(range(1, array_length(items) + 1),
                                  lambda i: struct_pack(item := items[i], i := i))) AS ss
     FROM scope_lists
 ),
-span_lists AS (
-    SELECT file, line, rs_no, ss.i AS ss_no, json_transform(ss.item, '{"spans": ["JSON"]}').spans AS items
-    FROM scope_spans
+item_lists AS (
+    SELECT file, line, signal, rs_no, ss.i AS ss_no,
+           CASE WHEN signal = 'span' THEN json_transform(ss.item, '{"spans": ["JSON"]}').spans
+                ELSE json_transform(ss.item, '{"logRecords": ["JSON"]}').logRecords END AS items
+    FROM scopes
 ),
-spans AS (
-    SELECT file, line, rs_no, ss_no,
+items AS (
+    SELECT file, line, signal, rs_no, ss_no,
            unnest(list_transform(range(1, array_length(items) + 1),
                                  lambda i: struct_pack(item := items[i], i := i))) AS s
-    FROM span_lists
+    FROM item_lists
 ),
-ids AS (
-    SELECT
-        file,
-        line,
-        rs_no,
-        ss_no,
-        s.i                                                                                AS span_no,
-        s.item                                                                             AS span,
-        json_transform(s.item, '{"attributes": ["JSON"]}').attributes                      AS attributes,
-        CASE WHEN regexp_matches(json_extract_string(s.item, '$.traceId'), '^[0-9a-fA-F]{32}\z')
-             THEN lower(json_extract_string(s.item, '$.traceId'))
-             ELSE lower(hex(from_base64(json_extract_string(s.item, '$.traceId')))) END   AS trace_id,
-        CASE WHEN coalesce(json_extract_string(s.item, '$.parentSpanId'), '') = '' THEN NULL
-             WHEN regexp_matches(json_extract_string(s.item, '$.parentSpanId'), '^[0-9a-fA-F]{16}\z')
-             THEN lower(json_extract_string(s.item, '$.parentSpanId'))
-             ELSE lower(hex(from_base64(json_extract_string(s.item, '$.parentSpanId')))) END AS parent_id,
-        strftime(make_timestamp(CAST(json_extract_string(s.item, '$.startTimeUnixNano') AS BIGINT) // 1000),
-                 '%Y-%m-%dT%H:%M:%S.%fZ')                                                  AS start_time
-    FROM spans
-),
-attributes AS (
-    SELECT file, line, rs_no, ss_no, span_no, span, trace_id, parent_id, start_time,
-           unnest(list_transform(range(1, array_length(attributes) + 1),
-                                 lambda i: struct_pack(kv := attributes[i], i := i))) AS a
-    FROM ids
+fields AS (
+    SELECT file, line, signal, rs_no, ss_no, s.i AS item_no, s.item,
+           json_extract_string(s.item, '$.traceId')                                      AS trace_text,
+           json_extract_string(s.item, '$.spanId')                                       AS span_text,
+           CASE WHEN signal = 'span' THEN coalesce(json_extract_string(s.item, '$.parentSpanId'), '') END
+                                                                                         AS parent_text,
+           CASE WHEN signal = 'span' THEN json_extract_string(s.item, '$.startTimeUnixNano')
+                ELSE coalesce(json_extract_string(s.item, '$.timeUnixNano'),
+                              json_extract_string(s.item, '$.observedTimeUnixNano')) END AS nanos
+    FROM items
+    WHERE signal = 'span'
+       OR json_extract_string(s.item, '$.eventName') = 'gen_ai.client.inference.operation.details'
 )
 SELECT
     file,
     line,
-    trace_id,
-    parent_id,
-    start_time,
-    span,
-    struct_pack(file := file, line := line, resource := rs_no, scope := ss_no, span := span_no, attribute := a.i)
-                                                                                            AS attribute_order,
-    json_extract_string(a.kv, '$.key')                                                      AS key,
-    coalesce(json_extract_string(a.kv, '$.value.stringValue'), json_extract_string(a.kv, '$.value.intValue'),
-             json_extract_string(a.kv, '$.value.doubleValue'), json_extract_string(a.kv, '$.value.boolValue'))
-                                                                                            AS text_value,
-    coalesce(json_extract(a.kv, '$.value.arrayValue'), json_extract(a.kv, '$.value.kvlistValue')) AS json_value
-FROM attributes
+    signal,
+    CASE WHEN regexp_matches(trace_text, '^[0-9a-fA-F]{32}\z') THEN lower(trace_text)
+         ELSE lower(hex(from_base64(trace_text))) END                                    AS trace_id,
+    CASE WHEN regexp_matches(span_text, '^[0-9a-fA-F]{16}\z') THEN lower(span_text)
+         ELSE lower(hex(from_base64(span_text))) END                                     AS span_id,
+    CASE WHEN parent_text = '' THEN NULL
+         WHEN regexp_matches(parent_text, '^[0-9a-fA-F]{16}\z') THEN lower(parent_text)
+         ELSE lower(hex(from_base64(parent_text))) END                                   AS parent_id,
+    strftime(make_timestamp(CAST(nanos AS BIGINT) // 1000), '%Y-%m-%dT%H:%M:%S.%fZ')     AS start_time,
+    struct_pack(file := file, line := line, resource := rs_no, scope := ss_no, item := item_no) AS item_order,
+    json_transform(item, '{"attributes": ["JSON"]}').attributes                           AS attributes,
+    item                                                                                  AS raw
+FROM fields

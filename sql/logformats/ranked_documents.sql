@@ -1,6 +1,6 @@
 -- Retrieved documents of the formats that log spans (openinference, otlp): one row per row of
--- log_documents(file, line, request_id, start_time, doc_index, chunk_id, score, content),
--- ranked within its request by span start time, then document order.
+-- log_documents(file, line, request_id, start_time, doc_index, chunk_id, score, content,
+-- id_source, metadata), ranked within its request by span start time, then document order.
 SELECT
     file,
     line,
@@ -9,5 +9,6 @@ SELECT
     chunk_id,
     score,
     content,
-    CASE WHEN chunk_id IS NULL THEN 'none' ELSE 'id' END AS id_source
+    id_source,
+    metadata
 FROM log_documents

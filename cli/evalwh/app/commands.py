@@ -763,35 +763,58 @@ app.add_typer(logs_app, name="logs")
 @handles_errors
 def logs_import(
     ctx: typer.Context,
-    paths: Annotated[list[Path], typer.Argument(help="Log files (.jsonl, .json or .parquet; JSON may be gzip-compressed, day.jsonl.gz).", dir_okay=False)],
+    paths: Annotated[list[Path], typer.Argument(help="Log files: JSON lines, one JSON document or array, CSV or "
+                                                      "Parquet; JSON and CSV may be gzip-compressed (day.jsonl.gz).",
+                                                dir_okay=False)],
     log_format: Annotated[
         Optional[str],
         typer.Option("--log-format", "-l", metavar="FORMAT",
-                     help=f"One of {', '.join(LOG_FORMATS)}; detected from the first record if omitted."),
+                     help=f"One of {', '.join(LOG_FORMATS)}; told from each file's first record if omitted "
+                          "(every file of an import is in one format)."),
     ] = None,
     skip_bad: Annotated[
-        bool, typer.Option("--skip-bad", help="Set malformed records aside in log_rejects instead of failing the batch.")
+        bool, typer.Option("--skip-bad", help="Set malformed records aside in log_rejects instead of failing the "
+                           "batch (a file none of whose records is in the format still fails it).")
     ] = False,
+    id_keys: Annotated[
+        Optional[str], typer.Option("--id-keys", metavar="KEY,KEY",
+                                    help="Metadata keys a retrieved document's chunk id is read from, in order, "
+                                    "when the document has no id (default: id,chunk_id,doc_id,document_id).")
+    ] = None,
     old_format: Annotated[Optional[str], typer.Option("--format", "-f", hidden=True)] = None,
 ) -> None:
     """Append log files as one batch; requests already imported (same source and id) are skipped.
 
+    A trace whose spans arrive without their root span waits in log_pending and is completed by the
+    import that brings its root.
+
     Example: evalwh logs import logs/2026-12-0*.jsonl.gz --log-format otlp
+
+    Example: evalwh logs import phoenix-spans.parquet --id-keys chunk_id,source_id
     """
+    from evalwh.logs.importing import import_logs
+
     if old_format is not None:  # -f means the output format in every other command
         if log_format is not None:
             raise UsageError("give --log-format alone (--format is its old spelling)")
         note(ctx, "logs import --format is now --log-format; the old spelling will go")
         log_format = old_format
-    from evalwh.logs.importing import import_logs
-
-    result = import_logs(db_path(ctx), paths, log_format, skip_bad, global_options(ctx).invocation)
+    keys = None if id_keys is None else [key.strip() for key in id_keys.split(",")]
+    result = import_logs(db_path(ctx), paths, log_format, skip_bad, global_options(ctx).invocation, id_keys=keys)
+    if result.unjoined:
+        note(ctx, f"{len(result.unjoined)} trace(s) imported earlier got more spans here, which cannot join them: "
+                  f"first {result.unjoined[0]} (import the spans of a trace before or with its root span)")
     if result.log_batch_id is None:
         note(ctx, f"nothing new ({result.source}): {result.skipped} requests already present; no batch recorded")
         return
     note(ctx, f"imported batch {result.log_batch_id} ({result.source}): {result.requests} new requests, "
          f"{result.skipped} already present, {result.retrievals} retrievals, {result.citations} citations, "
          f"{result.rejects} rejected")
+    if result.completed:
+        note(ctx, f"{result.completed} trace(s) kept pending by an earlier import are complete now")
+    if result.pending:
+        note(ctx, f"{result.pending} trace(s) have spans but no root span yet: kept in log_pending until an import "
+                  "brings the root")
 
 
 @logs_app.command("show")

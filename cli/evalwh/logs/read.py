@@ -1,9 +1,10 @@
-"""Reading log files into lines and records: JSONL (plain or gzip), one JSON document, or Parquet.
+"""Reading log files into lines and records: JSONL (plain or gzip), one JSON document, a JSON array,
+CSV or Parquet.
 
 Every record lands in the temp table ``log_raw(file, line, record JSON)``, known by its file and
-line, so an error or a reject names where it is. A clean file is read by DuckDB in one pass; a file
-with a blank line or a cut-off record is read line by line, in parts, so one bad line does not hide
-the rest.
+line (a CSV or Parquet file's row, a JSON array's element), so an error or a reject names where it
+is. A clean file is read by DuckDB in one pass; a file with a blank line or a cut-off record is read
+line by line, in parts, so one bad line does not hide the rest.
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ from pathlib import Path
 import duckdb
 
 from evalwh.errors import InputError, UsageError
-from evalwh.loader.encoding import check_byte_order_mark, check_utf8, line_blocks, open_bytes
+from evalwh.loader.encoding import check_byte_order_mark, check_utf8, data_suffix, line_blocks, open_bytes
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.connection import scalar
 
 PART_BYTES = 1 << 25  # a log read a part at a time is read in parts of about 32 MiB
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """How one log file was read: its name in messages, its shape, and what its records are counted in."""
+
+    label: str
+    shape: str  # lines (JSON lines, or one JSON document), array (one JSON array), csv, parquet
+    unit: str  # line, record (an element of a JSON array), row (of a CSV or Parquet file)
 
 
 @dataclass
@@ -70,34 +80,72 @@ def file_labels(paths: Sequence[Path]) -> list[str]:
     return [path.name if names[path.name] == 1 else str(path) for path in paths]
 
 
-def read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], labels: list[str]) -> None:
-    """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), Parquet rows,
-    or, for a JSON document that is not one object a line (an OTLP export), the whole file."""
+def read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], labels: list[str]) -> dict[str, LogFile]:
+    """Fill ``log_raw`` with one row per record: JSONL lines (blank lines skipped), the elements of a
+    JSON array, CSV or Parquet rows, or, for a JSON document that is not one object a line (an OTLP
+    export), the whole file. Returns how each file was read, by its label."""
     con.execute("CREATE OR REPLACE TEMP TABLE log_lines (file VARCHAR, line BIGINT, record JSON, text VARCHAR)")
     batch = LineBatch()
+    files: dict[str, LogFile] = {}
     for path, label in zip(paths, labels, strict=True):
         if not path.is_file():
             raise InputError(str(path), "no such file")
-        name = sql_literal(str(path))
-        if path.suffix == ".parquet":
-            table = batch.table("file_records")
-            try:
-                con.execute(f"CREATE TEMP TABLE {table} AS SELECT to_json(t) AS json FROM read_parquet({name}) AS t")
-            except duckdb.Error as exc:
-                raise InputError(label, f"cannot read Parquet: {str(exc).splitlines()[0]}") from exc
-            batch.selects.append(f"SELECT {sql_literal(label)}, rowid + 1, json, NULL FROM temp.{table}")
-            continue
-        if path.suffix.lower() == ".zst":
-            raise InputError(label, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
-        check_byte_order_mark(path)
-        if not read_json_lines_fast(con, path, label, batch=batch):
-            # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
-            check_utf8(path)
-            read_json_lines_in_parts(con, path, label)
+        files[label] = read_file(con, path, label, batch)
     batch.flush(con)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
     raw_view(con)
+    return files
+
+
+def read_file(con: duckdb.DuckDBPyConnection, path: Path, label: str, batch: LineBatch) -> LogFile:
+    """Read one file's records into ``log_lines`` (now, or with ``batch``) by its shape."""
+    suffix = data_suffix(path).lower()
+    if path.suffix.lower() == ".zst":
+        raise InputError(label, "a zstd-compressed log is not read; decompress it (zstd -d) or gzip it")
+    if suffix == ".parquet":
+        _read_rows(con, label, batch, f"read_parquet({sql_literal(str(path))})", "Parquet")
+        return LogFile(label, "parquet", "row")
+    check_byte_order_mark(path)
+    if suffix in (".csv", ".tsv"):
+        check_utf8(path)
+        delimiter = sql_literal("\t" if suffix == ".tsv" else ",")
+        _read_rows(con, label, batch, f"read_csv({sql_literal(str(path))}, all_varchar = true, header = true, "
+                                      f"delim = {delimiter})", "CSV")
+        return LogFile(label, "csv", "row")
+    if first_character(path) == "[":
+        check_utf8(path)
+        table = batch.table("file_records")
+        try:
+            con.execute(f"CREATE TEMP TABLE {table} AS SELECT json FROM "
+                        f"read_json_objects({sql_literal(str(path))}, format = 'array')")
+        except duckdb.Error as exc:
+            raise InputError(label, f"cannot read as a JSON array: {str(exc).splitlines()[0]}") from exc
+        batch.selects.append(f"SELECT {sql_literal(label)}, rowid + 1, CASE WHEN starts_with(json, '{{') THEN json END, "
+                             f"CASE WHEN NOT starts_with(json, '{{') THEN json END FROM temp.{table}")
+        return LogFile(label, "array", "record")
+    if not read_json_lines_fast(con, path, label, batch=batch):
+        # DuckDB's reader refuses text that is not UTF-8: only now is the file scanned, to name its encoding
+        check_utf8(path)
+        read_json_lines_in_parts(con, path, label)
+    return LogFile(label, "lines", "line")
+
+
+def _read_rows(con: duckdb.DuckDBPyConnection, label: str, batch: LineBatch, source: str, kind: str) -> None:
+    """A table file's rows as records, each row's values under its column names (row n is record n)."""
+    table = batch.table("file_records")
+    try:
+        con.execute(f"CREATE TEMP TABLE {table} AS SELECT to_json(t) AS json FROM {source} AS t")
+    except duckdb.Error as exc:
+        raise InputError(label, f"cannot read {kind}: {str(exc).splitlines()[0]}") from exc
+    batch.selects.append(f"SELECT {sql_literal(label)}, rowid + 1, json, NULL FROM temp.{table}")
+
+
+def first_character(path: Path) -> str:
+    """The file's first character that is not white space (a byte-order mark skipped), or ''."""
+    with open_bytes(path) as handle:
+        head = handle.read(1 << 12).removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    return head[:1].decode("ascii", errors="replace")
 
 
 @contextmanager

@@ -332,8 +332,8 @@ def _production(con: duckdb.DuckDBPyConnection, run_id: str, limit: int) -> dict
     problems_total = scalar(con, "SELECT count(*) FROM log_citation_health WHERE run_id = ? "
                                  "AND status IN ('DANGLING', 'UNSUPPORTED')", [run_id])
     return {
-        "daily": dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes "
-                             "FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
+        "daily": dicts(con, "SELECT day, requests, refusals, citations, dangling_citations, unsupported_quotes, "
+                             "unresolved_citations FROM log_daily WHERE run_id = ? ORDER BY day DESC NULLS LAST LIMIT ?", [run_id, limit]),
         "replay": dicts(con, "SELECT threshold, requests, would_refuse, refused_in_production FROM log_refusal_replay "
                               "WHERE run_id = ? ORDER BY threshold", [run_id]),
         "health": [(s, int(health.get(s, 0))) for s in LOG_HEALTH],

@@ -19,6 +19,8 @@ its Spark output would mean something else, this dialect writes it differently:
   00:00:00')`` (a time without zone, as DuckDB's TIMESTAMP; Spark's TIMESTAMP_MICROS is an instant
   shown in the session's time zone), and ``strftime(t, '%Y-%m-%dT...')`` becomes ``DATE_FORMAT``
   with the letters between the fields quoted (sqlglot leaves a ``T`` bare, which Spark refuses).
+- ``CAST(text AS JSON)`` (sqlglot's ``TO_JSON(text)``, which Spark refuses for a string) stays the
+  text, as ``CAST(text AS STRING)``: a JSON value on Spark is its text.
 - ``json_object(k, v, ...)``, which Spark lacks, becomes
   ``TO_JSON(NAMED_STRUCT(k, v, ...), MAP('ignoreNullFields', 'false'))``: a null value stays a
   key holding null, as in DuckDB.
@@ -121,13 +123,19 @@ def _json_object(generator: SparkGenerator, expression: exp.JSONObject) -> str:
     return generator.func("TO_JSON", exp.func("NAMED_STRUCT", *fields), keep_nulls)
 
 
+def _cast(generator: SparkGenerator, expression: exp.Cast) -> str:
+    if expression.to.is_type(exp.DataType.Type.JSON):
+        return generator.cast_sql(exp.cast(expression.this, exp.DataType.build("STRING", dialect="spark")))
+    return generator.cast_sql(expression)
+
+
 class EvalwhSpark(Spark):
     """Spark, with DuckDB's list indexing and json_transform carried over."""
 
     class Generator(SparkGenerator):
         TRANSFORMS = {**SparkGenerator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
                       exp.JSONObject: _json_object, exp.TimeToStr: _time_to_str,
-                      exp.UnixToTime: _unix_to_time}
+                      exp.UnixToTime: _unix_to_time, exp.Cast: _cast}
 
 
 def to_spark(sql: str, pretty: bool = True) -> str:

@@ -31,14 +31,16 @@ from typing import Any
 import pandas as pd  # the spark extra's; pandas UDFs take and give pandas Series
 
 from evalwh.errors import InputError, UsageError
-from evalwh.logs.formats import PARTS, format_file, format_sql, refused
-from evalwh.logs.importing import REPEATED_ID, REQUEST_CHECKS, first_failed
+from evalwh.loader.encoding import data_suffix
+from evalwh.logs.formats import PARTS, format_sql, preludes, refused
+from evalwh.logs.importing import REPEATED_ID, REQUEST_CHECKS, first_failed, parse_id_keys
+from evalwh.logs.literals import python_list
 from evalwh.logs.read import file_labels
 from evalwh.spark.dialect import to_spark
 from evalwh.text.textnorm import norm, terms, words
 
 # the log formats whose SQL sqlglot carries to Spark with the same meaning (tests/test_spark.py)
-SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic", "otlp")
+SPARK_FORMATS = ("evalwh", "ragas", "openinference", "anthropic", "otlp", "deepeval")
 LOG_TABLES = ("log_requests", "log_retrievals", "log_citations")
 # a line (or file) holding a JSON object
 JSON_OBJECT = "startswith(trim(BOTH ' \\t\\r\\n' FROM text), '{') AND try_parse_json(text) IS NOT NULL"
@@ -61,26 +63,40 @@ def _text_udfs(spark: Any) -> None:
     def evalwh_norm(texts: pd.Series) -> pd.Series:
         return texts.map(lambda t: None if t is None else norm(t))
 
+    @pandas_udf(ArrayType(StringType()))  # type: ignore[call-overload]
+    def evalwh_python_list(texts: pd.Series) -> pd.Series:
+        return texts.map(python_list)
+
     for udf in (evalwh_words, evalwh_uterms, evalwh_norm):
         spark.udf.register(udf.__name__, udf)
+    spark.udf.register("python_list", evalwh_python_list)  # the name the format SQL calls it by
 
 
 def _numbered_lines(spark: Any, path: Path, name: str) -> Any:
-    """(file, line, text) for each line of a file; a file that is one JSON document spread over lines
-    (an OTLP export), not a JSON object a line, is one record on line 1, as the DuckDB import reads it."""
+    """(file, line, text) for each record of a file, as the DuckDB import numbers them: a JSON-lines file's
+    lines; a file that is one JSON document spread over lines (an OTLP export) as one record on line 1;
+    a JSON array's elements; a Parquet or CSV file's rows, each as its JSON (nulls kept)."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     schema = StructType([StructField("file", StringType()), StructField("line", LongType()),
                          StructField("text", StringType())])
-    if Path(path).suffix == ".parquet":  # one record a row, as JSON (nulls kept); row n is line n
-        rows = spark.read.parquet(str(path)).selectExpr(
-            "to_json(struct(*), map('ignoreNullFields', 'false')) AS text")
+    suffix = data_suffix(Path(path)).lower()
+    if suffix in (".parquet", ".csv", ".tsv"):  # one record a row, as JSON (nulls kept); row n is record n
+        if suffix == ".parquet":
+            frame = spark.read.parquet(str(path))
+        else:
+            frame = spark.read.options(header=True, multiLine=True, escape='"',
+                                       sep="\t" if suffix == ".tsv" else ",").csv(str(path))
+        rows = frame.selectExpr("to_json(struct(*), map('ignoreNullFields', 'false')) AS text")
         return spark.createDataFrame(rows.rdd.zipWithIndex().map(lambda t, n=name: (n, t[1] + 1, t[0][0])), schema)
+    content = spark.sparkContext.wholeTextFiles(str(path)).values().first()
+    if content.lstrip("\ufeff \t\r\n").startswith("["):  # a JSON array: its elements, each a record
+        elements = json.loads(content)
+        return spark.createDataFrame([(name, n, json.dumps(e)) for n, e in enumerate(elements, 1)], schema)
     numbered = spark.sparkContext.textFile(str(path)).zipWithIndex().map(lambda t, n=name: (n, t[1] + 1, t[0]))
     lines = spark.createDataFrame(numbered, schema)
     if lines.where(f"trim(BOTH ' \\t\\r' FROM text) <> '' AND NOT ({JSON_OBJECT})").isEmpty():
         return lines
-    content = spark.sparkContext.wholeTextFiles(str(path)).values().first()
     try:  # one JSON document, not several (Spark's own parser stops after the first value)
         json.loads(content)
     except ValueError:
@@ -104,14 +120,12 @@ def _read_lines(spark: Any, paths: Sequence[Path]) -> None:
               f"WHERE {JSON_OBJECT}")
 
 
-def _normalise(spark: Any, fmt: str) -> None:
+def _normalise(spark: Any, fmt: str, id_keys: tuple[str, ...]) -> None:
     """The format's preludes and its requests, retrievals and citations SELECTs, as temporary views."""
-    preludes = ((f"{fmt}_spans", f"{fmt}_spans"), (f"{fmt}_documents", "log_documents"),
-                (f"{fmt}_answers", "log_answers"))
-    for prelude, view in preludes:
-        if format_file(prelude).is_file():
-            sql = to_spark(format_file(prelude).read_text(encoding="utf-8"))
-            spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {view} AS {sql}")
+    spark.createDataFrame([(n, k) for n, k in enumerate(id_keys, 1)], "position INT, key STRING") \
+        .createOrReplaceTempView("log_id_keys")
+    for sql, view in preludes(fmt):
+        spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {view} AS {to_spark(sql)}")
     for part in PARTS:
         spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW norm_{part} AS {to_spark(format_sql(fmt, part))}")
 
@@ -167,19 +181,20 @@ def _new_rows(spark: Any, batch: str, source: str) -> dict[str, Any]:
             FROM valid_requests AS n{join}
             LEFT SEMI JOIN new_requests AS k ON k.request_id = n.request_id"""),
         "log_retrievals": spark.sql(
-            f"""{head}, r.request_id, r.rank, r.chunk_id, r.score, r.content, r.id_source
+            f"""{head}, r.request_id, r.rank, r.chunk_id, r.score, r.content, r.id_source, r.metadata
             FROM norm_retrievals AS r LEFT SEMI JOIN new_requests AS k ON k.request_id = r.request_id
             {not_bad.format('r')}"""),
         "log_citations": spark.sql(
             f"""{head}, c.request_id, c.position, c.chunk_id, c.quote, evalwh_norm(c.quote) AS quote_norm,
-                c.resolution
+                c.resolution, c.location
             FROM norm_citations AS c LEFT SEMI JOIN new_requests AS k ON k.request_id = c.request_id
             {not_bad.format('c')}"""),
         "log_rejects": spark.sql(f"SELECT '{batch}' AS log_batch_id, file, line, error, raw FROM bad_lines"),
     }
 
 
-def import_logs(spark: Any, paths: Sequence[Path], fmt: str = "evalwh", skip_bad: bool = False) -> dict[str, Any]:
+def import_logs(spark: Any, paths: Sequence[Path], fmt: str = "evalwh", skip_bad: bool = False,
+                id_keys: Sequence[str] | None = None) -> dict[str, Any]:
     """Import log files as one batch into the session's log tables; returns the batch's rows per table
     (DataFrames, computed once), ``log_rejects`` among them. A request that fails the request checks
     raises InputError naming its file and line, unless ``skip_bad`` sets its line aside."""
@@ -189,12 +204,12 @@ def import_logs(spark: Any, paths: Sequence[Path], fmt: str = "evalwh", skip_bad
         raise UsageError("give at least one log file")
     _text_udfs(spark)
     _read_lines(spark, paths)
-    _normalise(spark, fmt)
+    _normalise(spark, fmt, parse_id_keys(id_keys))
     bad = _bad_lines(spark).localCheckpoint()
     first = bad.orderBy("stage", "file", "line", "error").first()
     if first is not None and not skip_bad:
         raise InputError(first["file"], f"line {first['line']}: {first['error']} "
-                         "(pass skip_bad=True to set such lines aside)")
+                         "(pass skip_bad=True to set such records aside)")
     bad.createOrReplaceTempView("bad_lines")
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     # computed now, and cut loose from the views that made them (redefined by the next import)

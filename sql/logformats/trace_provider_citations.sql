@@ -1,12 +1,12 @@
--- OpenInference: citations a provider returned in the LLM span's output, when output.value is
+-- A trace format's provider citations: those a provider returned in an LLM span's output, when its output.value is
 -- a Messages-API-style JSON response ({"content": [{"type": "text", "citations": [...]}]}).
 -- document_index (or search_result_index) n names the trace's retrieved document at rank n + 1;
 -- cited_text is the quote.
 WITH llm AS (
     SELECT file, line, trace_id AS request_id,
-           CASE WHEN json_valid(output_value)
+           CASE WHEN json_valid(output_value) AND starts_with(ltrim(output_value), '{')
                 THEN json_transform(output_value, '{"content": ["JSON"]}').content END AS blocks
-    FROM openinference_spans
+    FROM trace_fields
     WHERE kind = 'LLM'
 ),
 numbered_blocks AS (
@@ -41,7 +41,8 @@ SELECT
     json_extract_string(c.cite, '$.cited_text')                  AS quote,
     CASE WHEN d.chunk_id IS NOT NULL THEN 'resolved'
          WHEN d.request_id IS NOT NULL THEN 'unresolved'
-         ELSE 'out_of_range' END                                 AS resolution
+         ELSE 'out_of_range' END                                 AS resolution,
+    CASE WHEN starts_with(c.cite, '{') THEN c.cite END           AS location
 FROM cites AS c
 LEFT JOIN norm_retrievals AS d
     ON d.request_id = c.request_id

@@ -1,5 +1,0 @@
--- OTLP JSON: the answer of each trace, the root span's output.value; its [n] markers are the
--- citations (marker_citations.sql).
-SELECT file, line, trace_id AS request_id, text_value AS answer
-FROM otlp_spans
-WHERE parent_id IS NULL AND key = 'output.value'
