@@ -3,6 +3,9 @@
 # make test: add the test extras to .venv and run the test suite
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py (every evalwh import resolved)
 # make docs: regenerate docs/reference/ (the command and warehouse references) from the code
+# make test-producers: the log producers' own libraries (the logs extra, in .venv-logs) write every producer
+#            fixture afresh, and tests/test_log_producers.py checks what evalwh stores from them
+# make fixtures: rewrite the committed producer fixtures in tests/logs/producers with those libraries
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,7 +14,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test lint docs screenshot bench bench-logs bench-spark clean
+.PHONY: demo test test-producers fixtures lint docs screenshot bench bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +39,21 @@ demo: $(DEMO_STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+LOGS_VENV := .venv-logs
+LOGS_STAMP := $(LOGS_VENV)/.installed
+
+$(LOGS_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(LOGS_VENV)
+	$(LOGS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOGS_VENV)/bin/python -m pip install --quiet -e '.[test,logs]'
+	touch $(LOGS_STAMP)
+
+test-producers: $(LOGS_STAMP)
+	$(LOGS_VENV)/bin/python -m pytest -p no:cacheprovider tests/test_log_producers.py
+
+fixtures: $(LOGS_STAMP)
+	$(LOGS_VENV)/bin/python -m tests.logs.producers.generate
 
 $(LINT_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
@@ -75,4 +93,4 @@ bench-spark: $(STAMP)
 	$(BIN)/python bench/spark_views.py
 
 clean:
-	rm -rf $(VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out
+	rm -rf $(VENV) $(LOGS_VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out

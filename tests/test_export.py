@@ -48,8 +48,13 @@ def test_every_table_and_view_is_exported_whole(db: Path, tmp_path: Path) -> Non
     assert result.exit_code == 0, result.stderr
     tables = {r[0] for r in rows(db, "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'")}
     views = {r[0] for r in rows(db, "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal")}
-    listed = {line.split("│")[1].strip() for line in result.stdout.splitlines() if line.startswith("│")}
-    assert listed == tables | views
+    # stdout is no terminal here: the list is data (CSV), one row per table and view
+    import csv
+    import io
+
+    listed = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert {r["name"] for r in listed} == tables | views
+    assert {r["kind"] for r in listed if r["name"] in views} == {"view"}
     con = duckdb.connect()
     for name in sorted(tables | views):
         path = f"{name}/" if name in tables else f"views/{name}.parquet"
@@ -66,7 +71,7 @@ def test_one_run_as_csv(db: Path, tmp_path: Path) -> None:
     for seed in ("chapter3", "handbook"):
         assert run(db, "seed", seed).exit_code == 0
     out = tmp_path / "one"
-    assert run(db, "export", str(out), "--run", "handbook", "--format", "csv").exit_code == 0
+    assert run(db, "export", str(out), "--run", "handbook", "--file-format", "csv").exit_code == 0
     assert [p.name for p in (out / "questions").iterdir()] == ["run_id=handbook"]
     con = duckdb.connect()
     exported = read_back(con, out, "questions/", "csv")
@@ -90,3 +95,32 @@ def test_export_never_writes_into_a_folder_that_holds_files(db: Path, tmp_path: 
     missing = run(db, "export", str(tmp_path / "x"), "--run", "nope")
     assert missing.exit_code == 2 and not (tmp_path / "x").exists()
     assert json.loads(run(db, "runs", "-f", "json").stdout)[0]["run_id"] == "chapter3"
+
+
+def test_a_numeric_looking_run_id_stays_text_in_every_reader(db: Path, tmp_path: Path) -> None:
+    """The run id is inside every partitioned file as well as in its folder's name, so pandas and Polars,
+    told to ignore the folder names, read run 007 as the text '007' and join it with the view files."""
+    import pandas as pd
+    import polars as pl
+
+    from evalwh.loader import load_run
+    from tests.conftest import CHAPTER3
+
+    load_run(db, CHAPTER3, run="007")
+    out = tmp_path / "export"
+    assert run(db, "export", str(out)).exit_code == 0
+    frame = pd.read_parquet(out / "questions", partitioning=None)
+    assert set(frame["run_id"]) == {"007"}
+    metrics = pd.read_parquet(out / "views" / "run_metrics.parquet")
+    assert len(frame.merge(metrics, on="run_id")) == len(frame)
+    assert set(pl.read_parquet(str(out / "questions" / "**" / "*.parquet"), hive_partitioning=False)["run_id"]) == {"007"}
+
+
+def test_the_list_format_and_the_file_format(db: Path, tmp_path: Path) -> None:
+    assert run(db, "seed", "chapter3").exit_code == 0
+    listed = run(db, "export", str(tmp_path / "a"), "-f", "json")
+    assert listed.exit_code == 0
+    assert {"name", "kind", "rows", "path"} == set(json.loads(listed.stdout)[0])
+    noted = run(db, "export", str(tmp_path / "b"), "--format", "csv")
+    assert "the files' own format is --file-format (parquet)" in noted.stderr
+    assert (tmp_path / "b" / "questions").is_dir() and list((tmp_path / "b").glob("questions/*/*.parquet"))

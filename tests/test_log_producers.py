@@ -379,3 +379,66 @@ def test_an_empty_log_file_is_named(chapter_db: Path, tmp_path: Path) -> None:
         result = CliRunner().invoke(app, ["--db", str(chapter_db), "logs", "import", str(log)])
         assert (result.exit_code, result.stderr) == (
             2, "evalwh: error: empty.jsonl: the file holds no log records (it is empty or blank)\n")
+
+
+# --- RAGAS and DeepEval datasets loaded as evaluation runs -----------------------------------------------------------
+
+def run_tables(db: Path, run: str) -> dict[str, list[tuple[Any, ...]]]:
+    return {
+        "chunks": rows(db, f"SELECT chunk_id, text FROM chunks WHERE run_id = '{run}' ORDER BY ordinal"),
+        "questions": rows(db, f"SELECT question_id, question, expected, gold, gold_chunk_id FROM questions "
+                              f"WHERE run_id = '{run}' ORDER BY ordinal"),
+        "retrievals": rows(db, f"SELECT question_id, rank, chunk_id FROM retrievals WHERE run_id = '{run}' "
+                               "ORDER BY question_id, rank"),
+        "responses": rows(db, f"SELECT question_id, answer, sources FROM responses WHERE run_id = '{run}' "
+                              "ORDER BY question_id"),
+    }
+
+
+def expected_run(with_gold: bool) -> dict[str, list[tuple[Any, ...]]]:
+    """The scenario as a run: a question's id is q- and its text's MD5 (12 hex digits); [n] names the n-th
+    retrieved context."""
+    import hashlib
+
+    qid = {r.key: "q-" + hashlib.md5(r.question.encode()).hexdigest()[:12] for r in REQUESTS}
+    chunks: dict[str, str] = {}
+    for r in REQUESTS:
+        for d in r.docs:
+            chunks.setdefault(d.chunk_id, d.text)
+    return {
+        "chunks": list(chunks.items()),
+        "questions": [(qid[r.key], r.question, "answer", r.reference, (GOLD[r.key] or [None])[0] if with_gold else None)
+                      for r in REQUESTS],
+        "retrievals": sorted((qid[r.key], n, d.chunk_id) for r in REQUESTS for n, d in enumerate(r.docs, 1)),
+        "responses": sorted((qid[r.key], r.answer, [r.docs[c.rank - 1].chunk_id for c in r.cites]) for r in REQUESTS),
+    }
+
+
+@pytest.mark.parametrize("producer,name", [*(("ragas", n) for n in RAGAS_WRITERS),
+                                           *(("deepeval", n) for n in DEEPEVAL_FILES)])
+def test_an_evaluation_dataset_file_loads_as_a_run(folder: Path, db: Path, producer: str, name: str) -> None:
+    result = CliRunner().invoke(app, ["--db", str(db), "load", str(folder / producer / name), "--run", "eval"])
+    assert result.exit_code == 0, result.stderr
+    # RAGAS keeps the ids of the passages that hold the reference (the gold chunk); DeepEval has no such field
+    assert run_tables(db, "eval") == expected_run(with_gold=producer == "ragas")
+
+
+def test_a_log_file_is_no_evaluation_dataset(folder: Path, db: Path) -> None:
+    result = CliRunner().invoke(app, ["--db", str(db), "load", str(folder / "otel" / "otel_batch.jsonl")])
+    assert (result.exit_code, result.stderr) == (
+        2, "evalwh: error: otel_batch.jsonl is otlp logs, not an evaluation dataset: load reads RAGAS and DeepEval "
+           "dataset files (import logs with `evalwh logs import`)\n")
+    assert not db.exists()
+
+
+def test_a_dataset_whose_chunk_id_has_two_texts_is_refused(db: Path, tmp_path: Path) -> None:
+    import json
+
+    log = tmp_path / "eval.jsonl"
+    samples = [{"user_input": "A?", "retrieved_contexts": ["one text"], "retrieved_context_ids": ["k1"]},
+               {"user_input": "B?", "retrieved_contexts": ["another text"], "retrieved_context_ids": ["k1"]}]
+    log.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    result = CliRunner().invoke(app, ["--db", str(db), "load", str(log)])
+    assert (result.exit_code, result.stderr) == (
+        2, "evalwh: error: eval.jsonl, row 2, column retrieved_contexts: chunk id 'k1' has another text on line 1\n")
+    assert not db.exists()

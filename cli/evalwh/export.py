@@ -1,7 +1,8 @@
 """Handing the warehouse to other tools: every base table and every view written by DuckDB's COPY.
 
 ``evalwh export DIR`` writes each base table to ``DIR/<table>/`` (Parquet by default),
-Hive-partitioned by ``run_id`` where the table has one (``DIR/claims/run_id=x/...``), and
+Hive-partitioned by ``run_id`` where the table has one (``DIR/claims/run_id=x/...``, the run id
+also inside every file, so a reader that ignores the folder names keeps ``'007'`` a string), and
 each view to ``DIR/views/<view>.parquet``, so pandas, Polars, Spark or a BI tool can read
 the data without evalwh. The folder is written whole or not at all.
 """
@@ -51,8 +52,8 @@ def _relations(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
 
 def _copy(con: duckdb.DuckDBPyConnection, select: str, target: Path, fmt: str, partition: bool) -> None:
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER"
-    if partition:
-        options += ", PARTITION_BY (run_id)"
+    if partition:  # the run id stays in each file too: read as text, not as the folder name's guessed type
+        options += ", PARTITION_BY (run_id), WRITE_PARTITION_COLUMNS true"
     con.execute(f"COPY ({select}) TO {sql_literal(str(target))} ({options})")
 
 

@@ -28,6 +28,7 @@ from evalwh.app.options import (
     ExportFormat,
     FormatOption,
     GlobalOptions,
+    ListFormat,
     LogView,
     NoConfigOption,
     OutputOption,
@@ -227,12 +228,13 @@ def load(
     directory: Annotated[
         Path,
         typer.Argument(
+            metavar="DIR|FILE",
             help="Folder with chunks and claims and/or questions (each .csv, .tsv, .jsonl or .parquet), "
-            "optional citations and stopwords.txt.",
-            file_okay=False,
+            "optional citations and stopwords.txt; or one RAGAS or DeepEval dataset file (any of their writers).",
         ),
     ],
-    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the folder's name).")] = None,
+    run: Annotated[Optional[str], typer.Option("--run", "-r", help="Run id (default: the folder's name, or the "
+                                               "file's name without its suffixes).")] = None,
     label: Annotated[Optional[str], typer.Option("--label", help="Free text kept with the run.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Swap an existing run of the same id.")] = False,
     dataset: Annotated[
@@ -280,23 +282,37 @@ def load(
                            "read, or stored by materialize).")
     ] = True,
 ) -> None:
-    """Validate a run folder and load it as one run, all or nothing.
+    """Validate a run folder, or an evaluation dataset file, and load it as one run, all or nothing.
 
     Files: chunks (required), claims, citations, questions, retrievals, responses (.csv, .tsv, .jsonl or
-    .parquet), stopwords.txt and run.toml.
+    .parquet), stopwords.txt and run.toml. A RAGAS EvaluationDataset export or DeepEval goldens or
+    test results (one file) load as a run of chunks, questions, retrievals and responses.
 
     Example: evalwh load runs/2026-12-04 --dataset hr-policy --label "reranker v2"
 
     Example: evalwh load runs/2026-11-27 --dataset hr-policy --created-at 2026-11-27T18:00:00Z
-    """
-    from evalwh.loader.load import load_run
 
+    Example: evalwh load ragas_eval.jsonl --dataset hr-policy
+    """
     overrides = {"dataset": dataset, "created_at": created_at, "retriever": retriever, "top_k": top_k, "tokenizer": tokenizer,
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
-    result = load_run(
-        db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
-        score_thresholds=parse_score_thresholds(score_thresholds), overrides=overrides, allow_extra=allow_extra, metrics=metrics, invocation=global_options(ctx).invocation,
-    )
+    invocation = global_options(ctx).invocation
+    if directory.is_file():
+        from evalwh.logs.datasets import load_dataset_file
+
+        if allow_extra or score_thresholds is not None:
+            raise UsageError("--allow-extra and --score-thresholds are for run folders, not dataset files")
+        result = load_dataset_file(db_path(ctx), directory, run=run, label=label, replace=replace,
+                                   thresholds=parse_thresholds(thresholds), overrides=overrides, metrics=metrics,
+                                   invocation=invocation)
+    else:
+        from evalwh.loader.load import load_run
+
+        result = load_run(
+            db_path(ctx), directory, run=run, label=label, replace=replace, thresholds=parse_thresholds(thresholds),
+            score_thresholds=parse_score_thresholds(score_thresholds), overrides=overrides, allow_extra=allow_extra,
+            metrics=metrics, invocation=invocation,
+        )
     report_load(ctx, result)
 
 
@@ -709,21 +725,35 @@ def views_command(
 def export_command(
     ctx: typer.Context,
     directory: Annotated[Path, typer.Argument(help="A new (or empty) folder to write.", file_okay=False)],
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="File format of every table and view.")]
+    file_format: Annotated[ExportFormat, typer.Option("--file-format", help="File format of every table and view.")]
     = ExportFormat.parquet,
     run: Annotated[Optional[str], typer.Option("--run", "-r", help="Only this run's rows (default: every run).")]
     = None,
+    fmt: Annotated[
+        Optional[ListFormat], typer.Option("--format", "-f", help="How the list of what was written is printed "
+                                           "(default: table on a terminal, else csv).")
+    ] = None,
+    output: OutputOption = None,
 ) -> None:
     """Write every base table (Hive-partitioned by run_id) and every view to DIR, with DuckDB's COPY.
 
-    Prints one row per table and view: name, kind, rows, path (relative to DIR).
+    Prints one row per table and view: name, kind, rows, path (relative to DIR). Partitioned files
+    hold their run_id too: read them with pandas.read_parquet(path, partitioning=None) or
+    polars.read_parquet(path + "/**/*.parquet", hive_partitioning=False) to keep it text.
 
     Example: evalwh export warehouse-parquet/ -r nightly
+
+    Example: evalwh export out/ --file-format csv -f json > exported.json
     """
     from evalwh import export
 
-    exported = export.export_warehouse(db_path(ctx), directory, fmt.value, run, global_options(ctx).invocation)
-    emit_rows(ctx, export.exported_rows(exported), Format.table, None)
+    source = ctx.get_parameter_source("file_format")
+    if fmt is ListFormat.csv and source is not None and source.name == "DEFAULT":  # its old meaning was the files
+        note(ctx, "export --format sets how the list of written files is printed; the files' own format is "
+                  "--file-format (parquet)")
+    exported = export.export_warehouse(db_path(ctx), directory, file_format.value, run, global_options(ctx).invocation)
+    chosen = fmt.value if fmt is not None else ("table" if sys.stdout.isatty() and to_file(output) is None else "csv")
+    emit_rows(ctx, export.exported_rows(exported), Format(chosen), output)
     note(ctx, f"wrote {len(exported)} tables and views to {directory}")
 
 

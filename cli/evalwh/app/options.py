@@ -115,6 +115,15 @@ class ExportFormat(str, Enum):
     csv = "csv"
 
 
+class ListFormat(str, Enum):
+    """How a command that writes files lists them: the row formats that print as text."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    tsv = "tsv"
+
+
 class LogView(str, Enum):
     """The production-log views `evalwh logs show` prints."""
 
