@@ -407,8 +407,8 @@ def expected_run(with_gold: bool) -> dict[str, list[tuple[Any, ...]]]:
             chunks.setdefault(d.chunk_id, d.text)
     return {
         "chunks": list(chunks.items()),
-        "questions": [(qid[r.key], r.question, "answer", r.reference, (GOLD[r.key] or [None])[0] if with_gold else None)
-                      for r in REQUESTS],
+        "questions": [(qid[r.key], r.question, "answer", r.reference,
+                       GOLD[r.key][0] if with_gold and GOLD[r.key] else None) for r in REQUESTS],
         "retrievals": sorted((qid[r.key], n, d.chunk_id) for r in REQUESTS for n, d in enumerate(r.docs, 1)),
         "responses": sorted((qid[r.key], r.answer, [r.docs[c.rank - 1].chunk_id for c in r.cites]) for r in REQUESTS),
     }
