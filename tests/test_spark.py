@@ -330,18 +330,16 @@ def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt:
 
 
 PRODUCERS_DIR = LOGS_DIR / "producers"
-# the producers' files (tests/logs/producers), each group one import: every format, and every way of
-# writing it that the Spark import reads apart (one span a line or many, a pretty-printed document,
-# spans and events, a JSON array, CSV, Parquet)
+# the producers' files (tests/logs/producers), each group one import: every format, and each way of writing
+# it that the Spark import reads apart (ids in base64 in a pretty-printed document, spans and events, both
+# span conventions, ids in metadata, tool results, every document source, Python-literal lists in CSV,
+# metric columns in Parquet, a JSON array, several cases in one document)
 PRODUCER_IMPORTS = [
-    ("otlp", ["otel/otel_batch.jsonl"]), ("otlp", ["otel/otel_simple.jsonl"]), ("otlp", ["otel/otel_protobuf.json"]),
-    ("otlp", ["otel/otel_events_spans.jsonl", "otel/otel_events_logs.jsonl"]),
+    ("otlp", ["otel/otel_protobuf.json"]), ("otlp", ["otel/otel_events_spans.jsonl", "otel/otel_events_logs.jsonl"]),
     ("otlp", ["openinference/openinference_otlp_genai.jsonl"]), ("otlp", ["langchain/langchain_noid_otlp.jsonl"]),
-    ("anthropic", ["anthropic/anthropic_tool_results.jsonl"]), ("anthropic", ["anthropic/anthropic_mixed.jsonl"]),
-    ("anthropic", ["anthropic/anthropic_sources.jsonl"]), ("anthropic", ["anthropic/anthropic_string_response.jsonl"]),
-    ("ragas", ["ragas/ragas_to_csv.csv"]), ("ragas", ["ragas/ragas_evaluate.parquet"]), ("ragas", ["ragas/ragas_hf.jsonl"]),
-    ("deepeval", ["deepeval/deepeval_goldens.json"]), ("deepeval", ["deepeval/deepeval_goldens.csv"]),
-    ("deepeval", ["deepeval/deepeval_results.json"]),
+    ("anthropic", ["anthropic/anthropic_mixed.jsonl"]), ("anthropic", ["anthropic/anthropic_sources.jsonl"]),
+    ("ragas", ["ragas/ragas_to_csv.csv"]), ("ragas", ["ragas/ragas_evaluate.parquet"]),
+    ("deepeval", ["deepeval/deepeval_goldens.json"]), ("deepeval", ["deepeval/deepeval_results.json"]),
 ]
 
 
