@@ -1,6 +1,7 @@
 """Benchmark: the chapter's pure-Python check against `evalwh load` + metrics, side by side.
 
-`python bench/claims.py [CLAIMS] [CHUNKS] [--repeat N]` (default 1,000,000 claims over 250,000 chunks)
+`python bench/claims.py [CLAIMS] [CHUNKS] [--questions N] [--repeat N]` (default 1,000,000 claims over
+250,000 chunks, and 2,000 questions per 1,000,000 claims; `--questions 0` for a run of claims alone)
 generates one run folder, then, in separate processes measured by /usr/bin/time, runs
 
   chapter the chapter's project code as it is written, over the run's CSVs: CHUNKS a dict of chunk texts,
@@ -18,9 +19,17 @@ generates one run folder, then, in separate processes measured by /usr/bin/time,
           run history and no other column or metric. It is what plain DuckDB SQL does for the
           rule alone on this machine: evalwh / floor is what the warehouse around the rule costs.
 
+With questions every side also does the chapter's Task 2 for them: each question's best score (the number
+of distinct non-stop words it shares with a chunk, the highest over the run's chunks) and the number of
+correct refusal decisions at each threshold 1..5, whose largest is best_correct. The Python sides find
+the chunks sharing a word with a question through an inverted index (the chapter's loop over every chunk
+for every question would take hours), then apply the chapter's score() to those chunks. evalwh does
+more than any other side (validation, its built-in retriever's top k, every stored metric); the floor
+does only these numbers.
+
 It repeats the four N times (default 2) and prints the minimum wall time of each, the ratios, each side's
 minimum CPU time (user + system, over all threads) and peak RSS, and checks that all give the same supported
-share and pair precision. Then it loads a second run over the same chunk file and prints how many texts were
+share, pair precision and best_correct. Then it loads a second run over the same chunk file and prints how many texts were
 normalised and how much the file grew, and times `evalwh check` on that run (the CI gate, reading the
 metrics that load stored).
 """
@@ -29,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import random
 import sys
 import tempfile
@@ -56,6 +66,31 @@ with open(f"{folder}/citations.csv", newline="", encoding="utf-8") as f:
         cited.setdefault(row["claim_id"], []).append(row["chunk_id"])
 '''
 
+# What both Python sides do for the questions: the chapter's score() and Task 2, each question's candidate
+# chunks found by an inverted index of the chunks' words
+PYTHON_QUESTIONS = r'''
+import os
+STOP = set("the a an of to is are in on for be by and or it that this who which what how do i can will must from at with as when".split())
+def score(question, chunk_text):
+    return len((set(words(question)) - STOP) & (set(words(chunk_text)) - STOP))
+best_correct = None
+if os.path.exists(f"{folder}/questions.csv"):
+    with open(f"{folder}/questions.csv", newline="", encoding="utf-8") as f:
+        QUESTIONS = [(r["question_id"], r["question"], r["expected"]) for r in csv.DictReader(f)]
+    wanted = {w for _, q, _ in QUESTIONS for w in words(q)} - STOP
+    index = {}
+    with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            for w in set(words(row["text"])) & wanted:
+                index.setdefault(w, []).append(row["text"])
+    best = {}
+    for qid, question, _ in QUESTIONS:
+        texts = {t for w in set(words(question)) - STOP for t in index.get(w, ())}
+        best[qid] = max((score(question, t) for t in texts), default=0)
+    correct = [sum((best[q] >= t) == (e == "answer") for q, _, e in QUESTIONS) for t in range(1, 6)]
+    best_correct = max(correct)
+'''
+
 # The chapter's project code as written (the claim-status rule over CHUNKS and CLAIMS), with the CSVs
 # read into the chapter's data shapes: what evalwh replaces.
 CHAPTER_CODE = PYTHON_PROLOGUE + r'''
@@ -79,7 +114,8 @@ statuses = [check_claim(claim) for claim in CLAIMS]
 share = statuses.count("SUPPORTED") / len(CLAIMS)
 pairs = sum(len(ids) for _, _, ids, _ in CLAIMS)
 sound = sum(1 for _, _, ids, quote in CLAIMS for i in ids if i in CHUNKS and norm(quote) in norm(CHUNKS[i]))
-print(json.dumps({"supported_share": share, "pair_precision": sound / pairs}))
+''' + PYTHON_QUESTIONS + r'''
+print(json.dumps({"supported_share": share, "pair_precision": sound / pairs, "best_correct": best_correct}))
 '''
 
 # The same rule hand-tuned: chunk texts normalised once, claims streamed
@@ -100,7 +136,9 @@ with open(f"{folder}/claims.csv", newline="", encoding="utf-8") as f:
         if set(re.findall(r"\d+", row["text"])) - set(re.findall(r"\d+", row["quote"])):
             continue
         supported += 1
-print(json.dumps({"supported_share": supported / claims, "pair_precision": sound / pairs}))
+del chunks
+''' + PYTHON_QUESTIONS + r'''
+print(json.dumps({"supported_share": supported / claims, "pair_precision": sound / pairs, "best_correct": best_correct}))
 '''
 
 EVALWH_LOAD = r'''
@@ -114,12 +152,12 @@ result = load_run(db, folder, run=run)
 with open_warehouse(db) as con:
     values = metric_values(con, run, logs=False)
 print(json.dumps({"supported_share": values["supported_share"], "pair_precision": values["pair_precision"],
-                  "normalised": getattr(result, "normalised", None)}))
+                  "best_correct": values.get("best_correct"), "normalised": getattr(result, "normalised", None)}))
 '''
 
-# The floor: read, normalise, store, apply the rule, nothing else
+# The floor: read, normalise, store, apply the rule and (with questions) score them, nothing else
 DUCKDB_FLOOR = r'''
-import json, sys
+import json, os, sys
 import duckdb
 from evalwh.text.nativetext import register_native_macros
 folder, db = sys.argv[1], sys.argv[2]
@@ -144,8 +182,24 @@ share, precision = con.execute("""
                / count(*),
            sum(p.sound) / sum(p.pairs)
     FROM claims AS cl LEFT JOIN pairs AS p USING (claim_id)""").fetchone()
+best_correct = None
+if os.path.exists(f"{folder}/questions.csv"):
+    stop = "the a an of to is are in on for be by and or it that this who which what how do i can will must from at with as when".split()
+    con.execute(f"""CREATE TABLE questions AS SELECT question_id, expected,
+        list_distinct(list_filter(native_words(question), lambda w: NOT list_contains($stop, w))) AS terms
+        FROM read_csv('{folder}/questions.csv', all_varchar=true)""", {"stop": stop})
+    best_correct = con.execute("""
+        WITH q AS (SELECT question_id, expected, unnest(terms) AS term FROM questions),
+        c AS (SELECT DISTINCT chunk_id, unnest(string_split(text_norm, ' ')) AS term FROM chunks
+              WHERE text_norm <> ''),
+        hits AS (SELECT q.question_id, c.chunk_id, count(*) AS score FROM q JOIN c USING (term)
+                 GROUP BY ALL),
+        best AS (SELECT qs.question_id, qs.expected, coalesce(max(h.score), 0) AS best FROM questions AS qs
+                 LEFT JOIN hits AS h USING (question_id) GROUP BY ALL)
+        SELECT max(correct) FROM (SELECT t, count(*) FILTER (WHERE (best >= t) = (expected = 'answer')) AS correct
+                                  FROM best, range(1, 6) AS r(t) GROUP BY t)""").fetchone()[0]
 con.close()
-print(json.dumps({"supported_share": share, "pair_precision": precision}))
+print(json.dumps({"supported_share": share, "pair_precision": precision, "best_correct": best_correct}))
 '''
 
 # The CI gate on the run: `evalwh check` reads its headline metrics, stored by the load
@@ -162,9 +216,10 @@ def sentence(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)) + f" {rng.randint(1, 90)}."
 
 
-def generate(folder: Path, claims: int, chunks: int, seed: int = 7) -> None:
+def generate(folder: Path, claims: int, chunks: int, questions: int = 0, seed: int = 7) -> None:
     """chunks.csv, claims.csv and citations.csv: 0-2 citations a claim, 5% dangling, 80% quotes copied,
-    30% of claims adding a number."""
+    30% of claims adding a number; and ``questions`` questions (questions.csv): 80% asking about words
+    of a chunk, whose six words are their gold, and the rest refusals of random words."""
     rng = random.Random(seed)
     texts = [sentence(rng, 30) for _ in range(chunks)]
     ids = [f"doc-{i // 10}/chunk-{i}" for i in range(chunks)]
@@ -188,21 +243,36 @@ def generate(folder: Path, claims: int, chunks: int, seed: int = 7) -> None:
             number = f" {rng.randint(1, 90)}" if rng.random() < 0.3 else ""
             wc.writerow([f"claim-{n}", quote + number, quote])
             wi.writerows([f"claim-{n}", c] for c in cited)
+    if questions:
+        with (folder / "questions.csv").open("w", newline="", encoding="utf-8") as fq:
+            wq = csv.writer(fq)
+            wq.writerow(["question_id", "question", "expected", "gold"])
+            for n in range(questions):
+                if rng.random() < 0.8:
+                    tokens = texts[rng.randrange(chunks)].split()
+                    start = rng.randrange(max(1, len(tokens) - 6))
+                    gold = " ".join(tokens[start:start + 6])
+                    wq.writerow([f"q-{n}", "What about " + " ".join(rng.sample(tokens, 5)) + "?", "answer", gold])
+                else:
+                    wq.writerow([f"q-{n}", "What about " + sentence(rng, 5) + "?", "refuse", ""])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("claims", type=int, nargs="?", default=1_000_000)
     parser.add_argument("chunks", type=int, nargs="?", default=None)
+    parser.add_argument("--questions", type=int, default=None, help="default: 2,000 per 1,000,000 claims")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     chunks = args.chunks or max(1, args.claims // 4)
+    questions = args.questions if args.questions is not None else max(1, args.claims // 500)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folder = root / "run"
         folder.mkdir()
-        generate(folder, args.claims, chunks)
-        print(f"{args.claims:,} claims over {chunks:,} chunks; best of {args.repeat}")
+        generate(folder, args.claims, chunks, questions)
+        print(f"{args.claims:,} claims over {chunks:,} chunks, {questions:,} questions; best of {args.repeat}; "
+              f"load average {os.getloadavg()[0]:.2f}")
         run = str(folder)
         programs = {  # each side's program and its arguments at one attempt
             "python chapter code": lambda attempt: [CHAPTER_CODE, run],
@@ -223,12 +293,15 @@ def main() -> None:
         wh, floor = best["evalwh load+metrics"], best["duckdb floor"]
         for loop in ("python chapter code", "python tuned loop"):
             print(f"ratio ({loop} / evalwh): {best[loop] / wh:.2f}x   ({loop} / floor): {best[loop] / floor:.2f}x")
-        print(f"evalwh takes {wh / floor:.2f}x the floor's time")
+        cpu = {name: min(r.cpu for r in runs) for name, runs in sides.items()}
+        print(f"evalwh takes {wh / floor:.2f}x the floor's wall time and {cpu['evalwh load+metrics'] / cpu['duckdb floor']:.2f}x "
+              f"its CPU time; the tuned loop takes {best['python tuned loop'] / wh:.2f}x evalwh's wall time")
         outputs = [runs[0].output for runs in sides.values()]
         same = all(abs(outputs[0][k] - out[k]) < 1e-12 for out in outputs for k in ("supported_share", "pair_precision"))
+        same = same and len({out["best_correct"] for out in outputs}) == 1
         wh_out = sides["evalwh load+metrics"][0].output
         print(f"supported_share {wh_out['supported_share']:.6f}  pair_precision {wh_out['pair_precision']:.6f}  "
-              f"identical in all four: {same}")
+              f"best_correct {wh_out['best_correct']}  identical in all four: {same}")
         db = root / "bench0.duckdb"
         before = db.stat().st_size
         second = measured([sys.executable, "-c", EVALWH_LOAD, str(db), str(folder), "second"])

@@ -442,7 +442,7 @@ def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
     (["metrics", "-f", "xml"], "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', "
                                "'csv', 'json', 'tsv', 'parquet'. (see 'evalwh metrics --help')"),
     (["statuss"], "No such command 'statuss'. Did you mean 'status'? (see 'evalwh --help')"),
-    (["load"], "Missing argument 'directory'. (see 'evalwh load --help')"),
+    (["load"], "Missing argument 'DIR|FILE'. (see 'evalwh load --help')"),
     (["logs", "show"], "Missing argument 'view'. Choose from: health, replay, coverage, daily "
                        "(see 'evalwh logs show --help')"),
 ])
