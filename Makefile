@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-producers fixtures lint docs screenshot bench bench-logs bench-spark clean
+.PHONY: demo test test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,9 +80,16 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/claims.py
+	$(BIN)/python bench/same_results.py
+	$(BIN)/python bench/squad.py
 	$(BIN)/python bench/tfidf.py
 	$(BIN)/python bench/report_100k.py
 	$(BIN)/python bench/logs_1m.py
+
+# 10,000,000 claims and 10,000,000 log requests: peak memory bounded by --memory-limit (about 10 minutes,
+# 6 GB of disk under the temporary folder)
+bench-large: $(BENCH_STAMP)
+	$(BIN)/python bench/large.py
 
 bench-logs: $(STAMP)
 	$(BIN)/python bench/logs_1m.py

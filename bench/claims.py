@@ -66,30 +66,40 @@ with open(f"{folder}/citations.csv", newline="", encoding="utf-8") as f:
         cited.setdefault(row["claim_id"], []).append(row["chunk_id"])
 '''
 
-# What both Python sides do for the questions: the chapter's score() and Task 2, each question's candidate
-# chunks found by an inverted index of the chunks' words
+# What both Python sides do for the questions: the chapter's Task 2 (each question's best score, the
+# threshold sweep), with the chunks sharing a word with a question found by an inverted index (the chapter's
+# loop over every chunk for every question would take hours). {SCORING} is each side's way to score them.
 PYTHON_QUESTIONS = r'''
 import os
+from collections import Counter
 STOP = set("the a an of to is are in on for be by and or it that this who which what how do i can will must from at with as when".split())
 def score(question, chunk_text):
+    # the chapter's score: the number of different non-stop words the question and the chunk share
     return len((set(words(question)) - STOP) & (set(words(chunk_text)) - STOP))
 best_correct = None
 if os.path.exists(f"{folder}/questions.csv"):
     with open(f"{folder}/questions.csv", newline="", encoding="utf-8") as f:
         QUESTIONS = [(r["question_id"], r["question"], r["expected"]) for r in csv.DictReader(f)]
     wanted = {w for _, q, _ in QUESTIONS for w in words(q)} - STOP
-    index = {}
+    index = {}  # word -> the chunks holding it (their texts, or their numbers)
     with open(f"{folder}/chunks.csv", newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
+        for n, row in enumerate(csv.DictReader(f)):
             for w in set(words(row["text"])) & wanted:
-                index.setdefault(w, []).append(row["text"])
+                index.setdefault(w, []).append({POSTING})
     best = {}
     for qid, question, _ in QUESTIONS:
-        texts = {t for w in set(words(question)) - STOP for t in index.get(w, ())}
-        best[qid] = max((score(question, t) for t in texts), default=0)
+        {SCORING}
     correct = [sum((best[q] >= t) == (e == "answer") for q, _, e in QUESTIONS) for t in range(1, 6)]
     best_correct = max(correct)
 '''
+# the chapter's score() on each candidate chunk's text
+CHAPTER_QUESTIONS = PYTHON_QUESTIONS.replace("{POSTING}", 'row["text"]').replace(
+    "{SCORING}", "texts = {t for w in set(words(question)) - STOP for t in index.get(w, ())}\n"
+                 "        best[qid] = max((score(question, t) for t in texts), default=0)")
+# tuned: a chunk's score is how many of the question's words list it
+TUNED_QUESTIONS = PYTHON_QUESTIONS.replace("{POSTING}", "n").replace(
+    "{SCORING}", "counts = Counter(c for w in set(words(question)) - STOP for c in index.get(w, ()))\n"
+                 "        best[qid] = max(counts.values(), default=0)")
 
 # The chapter's project code as written (the claim-status rule over CHUNKS and CLAIMS), with the CSVs
 # read into the chapter's data shapes: what evalwh replaces.
@@ -114,7 +124,7 @@ statuses = [check_claim(claim) for claim in CLAIMS]
 share = statuses.count("SUPPORTED") / len(CLAIMS)
 pairs = sum(len(ids) for _, _, ids, _ in CLAIMS)
 sound = sum(1 for _, _, ids, quote in CLAIMS for i in ids if i in CHUNKS and norm(quote) in norm(CHUNKS[i]))
-''' + PYTHON_QUESTIONS + r'''
+''' + CHAPTER_QUESTIONS + r'''
 print(json.dumps({"supported_share": share, "pair_precision": sound / pairs, "best_correct": best_correct}))
 '''
 
@@ -137,7 +147,7 @@ with open(f"{folder}/claims.csv", newline="", encoding="utf-8") as f:
             continue
         supported += 1
 del chunks
-''' + PYTHON_QUESTIONS + r'''
+''' + TUNED_QUESTIONS + r'''
 print(json.dumps({"supported_share": supported / claims, "pair_precision": sound / pairs, "best_correct": best_correct}))
 '''
 
@@ -162,6 +172,7 @@ import duckdb
 from evalwh.text.nativetext import register_native_macros
 folder, db = sys.argv[1], sys.argv[2]
 con = duckdb.connect(db)
+con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which carries this side's result
 register_native_macros(con)
 con.execute(f"""CREATE TABLE chunks AS SELECT chunk_id, text, native_join(native_words(text)) AS text_norm
     FROM read_csv('{folder}/chunks.csv', all_varchar=true)""")
@@ -212,16 +223,26 @@ print(json.dumps({"ok": result.ok}))
 '''
 
 
-def sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n)) + f" {rng.randint(1, 90)}."
+# a corpus's vocabulary: the few common words above, and a long tail of rarer ones, each drawn about
+# as often as Zipf's law has it (the n-th word of the tail in proportion to 1 / (n + 10))
+RARE = [f"term{n}" for n in range(50_000)]
+RARE_WEIGHTS = list(__import__("itertools").accumulate(1 / (n + 10) for n in range(len(RARE))))
+
+
+def sentence(rng: random.Random, n: int, rare: int = 0) -> str:
+    """``n`` common words and ``rare`` words of the tail, shuffled, and a number."""
+    picked = [rng.choice(WORDS) for _ in range(n)] + rng.choices(RARE, cum_weights=RARE_WEIGHTS, k=rare)
+    rng.shuffle(picked)
+    return " ".join(picked) + f" {rng.randint(1, 90)}."
 
 
 def generate(folder: Path, claims: int, chunks: int, questions: int = 0, seed: int = 7) -> None:
     """chunks.csv, claims.csv and citations.csv: 0-2 citations a claim, 5% dangling, 80% quotes copied,
     30% of claims adding a number; and ``questions`` questions (questions.csv): 80% asking about words
-    of a chunk, whose six words are their gold, and the rest refusals of random words."""
+    of a chunk (four of its rarer words), whose six words are their gold, and the rest refusals
+    asking about four words of the tail drawn evenly."""
     rng = random.Random(seed)
-    texts = [sentence(rng, 30) for _ in range(chunks)]
+    texts = [sentence(rng, 20, rare=10) for _ in range(chunks)]
     ids = [f"doc-{i // 10}/chunk-{i}" for i in range(chunks)]
     with (folder / "chunks.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -247,14 +268,19 @@ def generate(folder: Path, claims: int, chunks: int, questions: int = 0, seed: i
         with (folder / "questions.csv").open("w", newline="", encoding="utf-8") as fq:
             wq = csv.writer(fq)
             wq.writerow(["question_id", "question", "expected", "gold"])
+            # a question asks about rarer words (beyond the 500 most frequent of the tail), as a real question's
+            # content words, its stop words left out, are
             for n in range(questions):
                 if rng.random() < 0.8:
                     tokens = texts[rng.randrange(chunks)].split()
                     start = rng.randrange(max(1, len(tokens) - 6))
                     gold = " ".join(tokens[start:start + 6])
-                    wq.writerow([f"q-{n}", "What about " + " ".join(rng.sample(tokens, 5)) + "?", "answer", gold])
+                    tail = [t for t in tokens if t.startswith("term") and int(t[4:]) >= 500]
+                    asked = rng.sample(tail, 4) if len(tail) >= 4 else tail + [rng.choice(RARE[500:])] * (4 - len(tail))
+                    wq.writerow([f"q-{n}", "What about " + " ".join(asked) + "?", "answer", gold])
                 else:
-                    wq.writerow([f"q-{n}", "What about " + sentence(rng, 5) + "?", "refuse", ""])
+                    asked = [rng.choice(RARE) for _ in range(4)]
+                    wq.writerow([f"q-{n}", "What about " + " ".join(asked) + "?", "refuse", ""])
 
 
 def main() -> None:

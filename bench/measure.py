@@ -25,9 +25,9 @@ def _figure(pattern: str, stderr: str) -> re.Match[str]:
     return found
 
 
-def measured(argv: list[str]) -> Measurement:
-    """Run ``argv`` under /usr/bin/time -v and return its figures."""
-    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True)
+def measured(argv: list[str], env: dict[str, str] | None = None) -> Measurement:
+    """Run ``argv`` under /usr/bin/time -v (in environment ``env``, default this one's) and return its figures."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"{argv[:3]} failed:\n{proc.stderr[-3000:]}")
     wall = _figure(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)

@@ -27,14 +27,20 @@ EXPECTED = Path(__file__).resolve().parent / "expected"
 
 
 def write_table(path: Path, header: list[str], rows: Sequence[Sequence[Any]]) -> Path:
-    """Write rows as CSV, TSV or JSONL, chosen by the file's suffix."""
+    """Write rows as CSV, TSV (no quoting: no value may hold a tab or line break) or JSONL, chosen by the
+    file's suffix."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".jsonl":
         with path.open("w", encoding="utf-8") as f:
             for row in rows:
                 f.write(json.dumps(dict(zip(header, row, strict=True)), ensure_ascii=False) + "\n")
+    elif path.suffix == ".tsv":
+        # TSV has no quoting: a field is the text between tabs, and none may hold a tab or line break
+        values = [header, *([str(v) for v in row] for row in rows)]
+        assert not any(ch in v for row in values for v in row for ch in "\t\n\r"), "TSV cannot carry this value"
+        path.write_text("".join("\t".join(row) + "\n" for row in values), encoding="utf-8")
     else:
-        delim = "\t" if path.suffix == ".tsv" else ","
+        delim = ","
         # csv leaves a lone carriage return unquoted, which no reader can tell from a line break
         bare_cr = any("\r" in str(v) for row in rows for v in row)
         quoting: Literal[0, 1, 2, 3] = csv.QUOTE_ALL if bare_cr else csv.QUOTE_MINIMAL

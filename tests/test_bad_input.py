@@ -109,6 +109,41 @@ def unwritable_output(scratch: Path) -> list[str]:
     return ["cases", "-o", str(scratch / "afile" / "cases.tsv")]
 
 
+def gzipped(change: Callable[[bytes], bytes]) -> Callable[[Path], object]:
+    """claims.csv replaced by claims.csv.gz, its gzip bytes changed by ``change``."""
+    def make(folder: Path) -> None:
+        import gzip
+
+        data = gzip.compress((folder / "claims.csv").read_bytes(), mtime=0)
+        (folder / "claims.csv").unlink()
+        (folder / "claims.csv.gz").write_bytes(change(data))
+    return make
+
+
+def flip_crc(data: bytes) -> bytes:
+    """The gzip trailer's CRC-32 (the 8 bytes before the last 4: CRC, then length) with its first byte flipped."""
+    return data[:-8] + bytes([data[-8] ^ 0xFF]) + data[-7:]
+
+
+def zstd_cut_short(folder: Path) -> None:
+    """claims.csv as claims.csv.zst written by DuckDB, its last 5 bytes cut off (a download stopped early)."""
+    con = duckdb.connect()
+    con.execute(f"COPY (FROM read_csv('{folder / 'claims.csv'}')) TO '{folder / 'claims.csv.zst'}' "
+                "(HEADER, COMPRESSION zstd)")
+    con.close()
+    (folder / "claims.csv").unlink()
+    path = folder / "claims.csv.zst"
+    path.write_bytes(path.read_bytes()[:-5])
+
+
+def claims_jsonl_text(folder: Path, text: str) -> None:
+    (folder / "claims.csv").unlink()
+    (folder / "claims.jsonl").write_text(text, encoding="utf-8")
+
+
+GOOD_CLAIM = '{"claim_id": "c1", "text": "Kept 14 days.", "quote": "within 14 days"}'
+
+
 CASES: list[Case] = [
     # --- files of a run folder ---
     Case("missing chunks file", lambda s: chapter(s, lambda d: (d / "chunks.csv").unlink()), "chunks.csv: missing file"),
@@ -222,7 +257,7 @@ CASES: list[Case] = [
          "stopwords.txt: line 2, byte 1: text is not valid UTF-8"),
     # --- JSON lines ---
     Case("malformed JSON line", lambda s: chapter(s, lambda d: ((d / "chunks.csv").unlink(), (d / "chunks.jsonl").write_text(
-         '{"chunk_id":"a","text":"x"}\n{"chunk_id":"b",\n', encoding="utf-8"))), "chunks.jsonl: line 3: malformed JSON"),
+         '{"chunk_id":"a","text":"x"}\n{"chunk_id":"b",\n', encoding="utf-8"))), "chunks.jsonl: line 2: malformed JSON at column 17"),
     Case("JSON line that is not an object", lambda s: chapter(s, lambda d: ((d / "chunks.csv").unlink(),
          (d / "chunks.jsonl").write_text('{"chunk_id":"a","text":"x"}\n["b", "y"]\n', encoding="utf-8"))),
          "chunks.jsonl, row 2: expected one JSON object per line"),
@@ -304,11 +339,11 @@ CASES: list[Case] = [
     Case("rank beyond INTEGER", lambda s: handbook(s, retrievals([["q1", "leave-1", "3000000000", "1"]])),
          "retrievals.csv, row 1, column rank: rank must be a whole number from 1, not '3000000000'"),
     Case("score not a number", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "high"]])),
-         "retrievals.csv, row 1, column score: score must be a finite number, not 'high'"),
+         "retrievals.csv, row 1, column score: score must be a finite plain decimal number (0.25, 1e-3), not 'high'"),
     Case("score NaN", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "NaN"]])),
-         "retrievals.csv, row 1, column score: score must be a finite number, not 'NaN'"),
+         "retrievals.csv, row 1, column score: score must be a finite plain decimal number (0.25, 1e-3), not 'NaN'"),
     Case("score overflows to infinity", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "1e400"]])),
-         "retrievals.csv, row 1, column score: score must be a finite number, not '1e400'"),
+         "retrievals.csv, row 1, column score: score must be a finite plain decimal number (0.25, 1e-3), not '1e400'"),
     Case("rank twice for a question", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "2"],
          ["q1", "leave-2", "1", "1"]])), "retrievals.csv, row 2, column rank: question 'q1' has this rank twice"),
     Case("retrieval of unknown question", lambda s: handbook(s, retrievals([["zz", "leave-1", "1", "2"]])),
@@ -404,6 +439,57 @@ CASES: list[Case] = [
     Case("UTF-16 log", lambda s: log_file(s, "a.jsonl", [request().encode("utf-16")]), "a.jsonl: the file is UTF-16"),
     Case("log format not recognised", lambda s: log_file(s, "a.jsonl", ['{"hello": 1}']),
          "a.jsonl: cannot tell the log format from its first record"),
+    # --- found by an independent battery: numbers, compression, JSON, names, places ---
+    Case("thresholds with an underscore", lambda s: chapter(s, lambda d: None, "--thresholds", "1_0"),
+         "--thresholds takes whole numbers separated by commas, not '1_0'"),
+    Case("thresholds in Arabic-Indic digits", lambda s: chapter(s, lambda d: None, "--thresholds", "\u0661,\u0662"),
+         "--thresholds takes whole numbers separated by commas, not '\u0661,\u0662'"),
+    Case("thresholds in full-width digits", lambda s: chapter(s, lambda d: None, "--thresholds", "\uff11,\uff12"),
+         "--thresholds takes whole numbers separated by commas, not '\uff11,\uff12'"),
+    Case("retrieval score with an underscore", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "1_0"]])),
+         "retrievals.csv, row 1, column score: score must be a finite plain decimal number (0.25, 1e-3), not '1_0'"),
+    Case("retrieval score in full-width digits", lambda s: handbook(s, retrievals([["q1", "leave-1", "1", "\uff10.5"]])),
+         "retrievals.csv, row 1, column score: score must be a finite plain decimal number"),
+    Case("gzip input with a bad CRC", lambda s: chapter(s, gzipped(flip_crc)),
+         "claims.csv.gz: not a valid gzip file (CRC check failed"),
+    Case("gzip input cut short", lambda s: chapter(s, gzipped(lambda b: b[:-12])),
+         "claims.csv.gz: not a valid gzip file (Compressed file ended before the end-of-stream marker was reached)"),
+    Case("gzip input with damaged data", lambda s: chapter(s, gzipped(lambda b: b[:20] + b"\xff" * 10 + b[30:])),
+         "claims.csv.gz: not a valid gzip file (Error -3 while decompressing data"),
+    Case("zstd input cut short", lambda s: chapter(s, zstd_cut_short),
+         "claims.csv.zst: not a valid zstd file: the data ends inside a frame"),
+    Case("an in-memory warehouse", lambda s: ["--db", ":memory:", *chapter(s)],
+         ":memory:: an in-memory database keeps nothing once evalwh ends; the warehouse is a file (--db names it)"),
+    Case("JSONL record with a trailing comma", lambda s: chapter(s, lambda d: claims_jsonl_text(
+         d, GOOD_CLAIM[:-1] + ',}\n')),  # the column of the closing brace, where a key was expected
+         f"claims.jsonl: line 1: malformed JSON at column {len(GOOD_CLAIM) + 1}: Expecting property name"),
+    Case("JSONL bad second line", lambda s: chapter(s, lambda d: claims_jsonl_text(
+         d, GOOD_CLAIM + '\n{"claim_id": "c2", "text": \n')), "claims.jsonl: line 2: malformed JSON at column 28"),
+    Case("header that is not UTF-8", lambda s: chapter(s, lambda d: (d / "claims.csv").write_bytes(
+         (d / "claims.csv").read_bytes().replace(b"quote", b"quot\xc4", 1))),
+         "claims.csv: line 1 (the header), byte 19: text is not valid UTF-8; the file looks like Windows-1252 or "
+         "Latin-1, where byte 0xC4 is '\u00c4'"),
+    Case("run name too long for a folder", lambda s: chapter(s, lambda d: None, "--run", "r" * 300),
+         "run name of 300 characters is too long: export writes it into a directory name"),
+    Case("Parquet with rowid and 'rowid (input)'", lambda s: chapter(s, lambda d: to_parquet(
+         d, "claims", "SELECT 'c1' AS claim_id, 't' AS text, 'q' AS quote, 1 AS rowid, 2 AS \"rowid (input)\"")),
+         "claims.parquet, column rowid: unknown column; pass --allow-extra to ignore it"),
+    Case("Anthropic request id that is a number", lambda s: log_file(s, "a.jsonl", [json.dumps(
+         {"request_id": 7, "request": {"messages": []}, "response": {"id": "m1", "content": []}})]),
+         "a.jsonl: line 1: request_id must be a string"),
+    Case("Anthropic response id that is a number", lambda s: log_file(s, "a.jsonl", [json.dumps(
+         {"request": {"messages": []}, "response": {"id": 5, "content": []}})]),
+         "a.jsonl: line 1: response.id must be a string"),
+    Case("log time 99 hours from UTC", lambda s: log_file(s, "a.jsonl", [request(ts="2026-11-30T09:15:00+99:00")]),
+         "a.jsonl: line 1: timestamp's UTC offset is not a time zone's (over 14 hours)"),
+    Case("log time with 75 offset minutes", lambda s: log_file(s, "a.jsonl", [request(ts="2026-11-30T09:15:00+01:75")]),
+         "a.jsonl: line 1: timestamp's UTC offset is not a time zone's"),
+    Case("empty log file", lambda s: log_file(s, "e.jsonl", []),
+         "e.jsonl: the file holds no log records (it is empty or blank)"),
+    Case("blank log file", lambda s: log_file(s, "e.jsonl", ["  ", ""]),
+         "e.jsonl: the file holds no log records (it is empty or blank)"),
+    Case("log record with a trailing comma", lambda s: log_file(s, "a.jsonl", [
+         request(), request(request_id="r2")[:-1] + ", }"]), "a.jsonl: line 2: malformed JSON at column"),
 ]
 
 

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from evalwh.app import app
 from evalwh.loader.validate import SPECS
+from tests.conftest import CHAPTER3
 
 KNOWN = sorted({c for spec in SPECS.values() for c in spec.required + spec.optional})
 # text that exercises quoting, separators, line breaks, numbers, markup and non-ASCII
@@ -212,3 +213,92 @@ def test_one_awkward_value_in_a_sample_log_imports_or_exits_2(sample: str, pick:
         args = ["--db", str(Path(scratch) / "wh.duckdb"), "logs", "import", str(log),
                 "--log-format", SAMPLE_FORMATS[sample]]
         assert_clean_exit(CliRunner().invoke(app, [*args, *(["--skip-bad"] if skip_bad else [])]))
+
+
+def compressed(data: bytes, codec: str) -> bytes:
+    """``data`` gzip- or zstd-compressed by each format's own library (zstd with its content checksum)."""
+    if codec == "gz":
+        import gzip
+
+        return gzip.compress(data, mtime=0)
+    import zstandard
+
+    return zstandard.ZstdCompressor(write_checksum=True, write_content_size=True).compress(data)
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+DAMAGE = st.one_of(
+    st.tuples(st.just("cut"), st.integers(min_value=1)),           # the file ends early
+    st.tuples(st.just("flip"), st.integers(min_value=0)),          # one byte changed
+    st.tuples(st.just("insert"), st.integers(min_value=0)),        # one byte added
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(["chunks", "claims", "citations", "questions"]), codec=st.sampled_from(["gz", "zst"]),
+       damage=DAMAGE, byte=st.integers(1, 255))
+def test_a_damaged_compressed_input_loads_the_same_or_exits_2(kind: str, codec: str, damage: tuple[str, int],
+                                                               byte: int) -> None:
+    """A gzip or zstd file damaged anywhere: exit 2 naming it, or (a byte the format does not check,
+    such as gzip's stored time) the seed's statuses exactly."""
+    how, where = damage
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "run"
+        shutil.copytree(CHAPTER3, folder)
+        plain = (folder / f"{kind}.csv").read_bytes()
+        (folder / f"{kind}.csv").unlink()
+        data = bytearray(compressed(plain, codec))
+        at = where % len(data)
+        if how == "cut":
+            data = data[: max(0, len(data) - 1 - where % len(data))]
+        elif how == "flip":
+            data[at] ^= byte
+        else:
+            data.insert(at, byte)
+        (folder / f"{kind}.csv.{codec}").write_bytes(bytes(data))
+        db = Path(scratch) / "wh.duckdb"
+        result = CliRunner().invoke(app, ["--db", str(db), "load", str(folder)])
+        assert_clean_exit(result)
+        if result.exit_code == 2:
+            assert f"{kind}.csv.{codec}" in result.stderr
+            assert not db.exists()
+        else:
+            con = duckdb.connect(str(db), read_only=True)
+            got = con.execute("SELECT claim_id, status FROM claim_status ORDER BY claim_id").fetchall()
+            con.close()
+            seed = Path(scratch) / "seed.duckdb"
+            assert CliRunner().invoke(app, ["--db", str(seed), "load", str(CHAPTER3)]).exit_code == 0
+            con = duckdb.connect(str(seed), read_only=True)
+            assert got == con.execute("SELECT claim_id, status FROM claim_status ORDER BY claim_id").fetchall()
+            con.close()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(["chunks", "claims", "citations", "questions"]),
+       name=st.binary(min_size=1, max_size=6).filter(lambda b: not is_utf8(b) and not set(b) & set(b',\t\n\r"')),
+       tsv=st.booleans())
+def test_a_column_name_that_is_not_utf8_exits_2_with_a_printable_line(kind: str, name: bytes, tsv: bool) -> None:
+    """A header naming a column in bytes that are not UTF-8 (CSV, or TSV for the citations, whose values
+    hold no comma): exit 2 at the header, the bytes shown readably (\\xc4), never as lone surrogates."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "run"
+        shutil.copytree(CHAPTER3, folder)
+        header, body = (folder / f"{kind}.csv").read_bytes().split(b"\n", 1)
+        (folder / f"{kind}.csv").unlink()
+        if tsv and kind == "citations":
+            (folder / f"{kind}.tsv").write_bytes(header.replace(b",", b"\t") + b"\t" + name + b"\n"
+                                                  + body.replace(b",", b"\t"))
+        else:
+            (folder / f"{kind}.csv").write_bytes(header + b"," + name + b"\n" + body)
+        result = CliRunner().invoke(app, ["--db", str(Path(scratch) / "wh.duckdb"), "load", str(folder)])
+        assert_clean_exit(result)
+        assert result.exit_code == 2
+        assert "line 1 (the header), byte " in result.stderr
+        result.stderr.encode("utf-8")  # printable: no lone surrogate

@@ -35,14 +35,14 @@ SCHEMA_CANNOT = {
 # the loader's messages a record's schema can express: the record named must fail its schema
 RECORD_RULES = re.compile(
     r"missing column|unknown column|empty id|id contains a tab or newline|unknown expected value|"
-    r"rank must be a whole number|score must be a finite number|refused must be true or false|"
+    r"rank must be a whole number|score must be a finite (?:plain decimal )?number|refused must be true or false|"
     r"^expected (?:a string|a whole number|a number|true or false|a list)|missing key|cited ids must be non-empty")
 # what needs more than one record, another file or the file's bytes: the loader's alone
 BEYOND_A_RECORD = re.compile(
     r"duplicate id|unknown (?:claim|chunk|question)|has this rank twice|missing file|need a .* file beside|"
     r"both .* are present|UTF-8|byte.order mark|malformed|not valid|empty file|no such|unreadable|"
     r"compressed|repeated|written twice|not a file|longer than|for reader format|column names|header|"
-    r"gzip|rows? of|extension|\.toml|stopwords|symbolic link|is a directory|not JSON|JSON|broken link|"
+    r"gzip|zstd|rows? of|extension|\.toml|stopwords|symbolic link|is a directory|not JSON|JSON|broken link|"
     # a name given twice is gone once parsed; a ragged line is not a record; run.toml is not a record file
     r"have the same name|holds this key twice|cannot parse|cannot read|cited list and citations|unknown table|"
     r"unknown retriever|top_k")

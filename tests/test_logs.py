@@ -269,6 +269,21 @@ def test_a_key_written_twice_in_a_record_counts_where_first_written(chapter_db: 
     assert rows(chapter_db, "SELECT question FROM log_requests WHERE source = 'ragas'") == [("Laptop loan?",)]
 
 
+def test_openinference_a_flat_attribute_written_twice_counts_where_first_written(
+        chapter_db: Path, tmp_path: Path) -> None:
+    """A span's attributes object with a key written twice keeps every attribute, the repeated one first-valued."""
+    log = tmp_path / "oi.jsonl"
+    log.write_text('{"name": "rag", "span_kind": "CHAIN", "parent_id": null, '
+                   '"start_time": "2026-12-01T09:00:00+00:00", "context": {"trace_id": "t-9", "span_id": "s-9"}, '
+                   '"attributes": {"openinference.span.kind": "CHAIN", "input.value": "Laptop loan?", '
+                   '"input.value": "Guest wifi?", "output.value": "14 days [1].", '
+                   '"retrieval.documents.0.document.id": "handbook-1", "session.id": "s"}}\n', encoding="utf-8")
+    import_logs(chapter_db, [log], "openinference")
+    assert rows(chapter_db, "SELECT request_id, question, answer, session_id FROM log_requests") == [
+        ("t-9", "Laptop loan?", "14 days [1].", "s")]
+    assert citations(chapter_db, "openinference") == [("t-9", 1, "handbook-1", "resolved")]
+
+
 def test_a_gzip_log_with_blank_and_bad_lines_keeps_its_line_numbers(chapter_db: Path, tmp_path: Path) -> None:
     """A line that is not JSON sends a log to the line-exact reader, which must read the gzip file's text too."""
     import gzip

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import duckdb
 from hypothesis import HealthCheck, given, settings
@@ -69,20 +70,31 @@ def datasets(draw: st.DrawFn) -> tuple[Dataset, dict[str, str], bool]:
     return data, formats, cited_inline
 
 
+def carried(fmt: str, rows: list[list[Any]]) -> str:
+    """The format, or CSV where TSV (no quoting) cannot carry a value with a tab or line break."""
+    if fmt == ".tsv" and any(ch in str(v) for row in rows for v in row for ch in "\t\n\r"):
+        return ".csv"
+    return fmt
+
+
 def write_dataset(folder: Path, data: Dataset, formats: dict[str, str], cited_inline: bool) -> None:
-    write_table(folder / f"chunks{formats['chunks']}", ["chunk_id", "text"], [[k, v] for k, v in data.chunks.items()])
+    chunk_rows: list[list[Any]] = [[k, v] for k, v in data.chunks.items()]
+    write_table(folder / f"chunks{carried(formats['chunks'], chunk_rows)}", ["chunk_id", "text"], chunk_rows)
     if data.claims:
         if cited_inline:
             write_table(folder / "claims.jsonl", ["claim_id", "text", "quote", "cited"],
                         [[c[0], c[1], c[3], c[2]] for c in data.claims])
         else:
-            write_table(folder / f"claims{formats['claims']}", ["claim_id", "text", "quote"],
-                        [[c[0], c[1], c[3]] for c in data.claims])
-            write_table(folder / f"citations{formats['citations']}", ["claim_id", "chunk_id"],
-                        [[c[0], cid] for c in data.claims for cid in c[2]])
+            claim_rows: list[list[Any]] = [[c[0], c[1], c[3]] for c in data.claims]
+            write_table(folder / f"claims{carried(formats['claims'], claim_rows)}", ["claim_id", "text", "quote"],
+                        claim_rows)
+            citation_rows: list[list[Any]] = [[c[0], cid] for c in data.claims for cid in c[2]]
+            write_table(folder / f"citations{carried(formats['citations'], citation_rows)}", ["claim_id", "chunk_id"],
+                        citation_rows)
     if data.questions:
-        write_table(folder / f"questions{formats['questions']}", ["question_id", "question", "expected", "gold"],
-                    [list(q) for q in data.questions])
+        question_rows: list[list[Any]] = [list(q) for q in data.questions]
+        write_table(folder / f"questions{carried(formats['questions'], question_rows)}",
+                    ["question_id", "question", "expected", "gold"], question_rows)
     if data.stop != CHAPTER_STOP:
         (folder / "stopwords.txt").write_text("".join(w + "\n" for w in sorted(data.stop)), encoding="utf-8")
 

@@ -37,10 +37,12 @@ def corpora(draw: st.DrawFn) -> tuple[dict[str, str], list[str], str, int]:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(corpora(), st.integers(1, 3), st.booleans())
+@given(corpora(), st.integers(1, 3), st.booleans(), st.sampled_from(["ascii", "unicode"]))
 def test_stored_retrievals_equal_the_view(
-    corpus: tuple[dict[str, str], list[str], str, int], batch: int, sparse: bool
+    corpus: tuple[dict[str, str], list[str], str, int], batch: int, sparse: bool, tokenizer: str
 ) -> None:
+    """Both retrievers, both tokenizers; tfidf by batches of questions and by the sparse product. The
+    metrics the load stored (from the scores it computed) equal those the views compute afresh."""
     chunks, questions, retriever, top_k = corpus
     retrieval.QUESTION_BATCH = batch  # several batches even on a few questions
     retrieval.USE_SPARSE = sparse
@@ -50,14 +52,17 @@ def test_stored_retrievals_equal_the_view(
             write_table(folder / "chunks.csv", ["chunk_id", "text"], [[k, v] for k, v in chunks.items()])
             write_table(folder / "questions.csv", ["question_id", "question", "expected"],
                         [[f"q{n}", q, "answer"] for n, q in enumerate(questions)])
-            (folder / "run.toml").write_text(f'[retrieval]\nretriever = "{retriever}"\ntop_k = {top_k}\n',
-                                             encoding="utf-8")
+            (folder / "run.toml").write_text(
+                f'[retrieval]\nretriever = "{retriever}"\ntop_k = {top_k}\ntokenizer = "{tokenizer}"\n',
+                encoding="utf-8")
             db = Path(tmp) / "wh.duckdb"
             load_run(db, folder, run="gen")
             order = "ORDER BY question_id, rank"
             stored = rows(db, f"SELECT question_id, chunk_id, rank, score FROM retrievals {order}")
             view = rows(db, f"SELECT question_id, chunk_id, rank, score FROM builtin_retrieval {order}")
             assert stored == view  # scores compared bit for bit
+            metrics = "SELECT position, metric, value FROM {} ORDER BY position"
+            assert rows(db, metrics.format("metrics_history")) == rows(db, metrics.format("run_metrics_long"))
     finally:
         retrieval.QUESTION_BATCH = 2_000
         retrieval.USE_SPARSE = True

@@ -8,6 +8,7 @@ library and match on types.
 from __future__ import annotations
 
 import difflib
+import re
 import signal
 import sys
 from collections.abc import Iterable
@@ -118,8 +119,19 @@ def closest(name: str, known: Iterable[str]) -> str:
 # every character str.splitlines() breaks a line at
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _ESCAPE_BREAKS = str.maketrans({ch: repr(ch)[1:-1] for ch in LINE_BREAKS})
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_ESCAPED_BYTE = re.compile(r"\\udc([89a-f][0-9a-f])")
+
+
+def _surrogate(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    # a byte that was not UTF-8, carried by Python as U+DC80..U+DCFF (a file name, a header): the byte
+    return f"\\x{point - 0xDC00:02x}" if 0xDC80 <= point <= 0xDCFF else f"\\u{point:04x}"
 
 
 def one_line(message: str) -> str:
-    """The message with line breaks written as escapes, so an error is always one line."""
-    return message.translate(_ESCAPE_BREAKS)
+    """The message with line breaks written as escapes, so an error is always one line, and a lone
+    surrogate as the byte it stands for (``\\xc4``) or its escape, so the line can be printed."""
+    # a surrogate already written as an escape by repr() (a name quoted in the message): the byte too
+    escaped = _ESCAPED_BYTE.sub(lambda m: "\\x" + m.group(1), message.translate(_ESCAPE_BREAKS))
+    return _SURROGATES.sub(_surrogate, escaped)

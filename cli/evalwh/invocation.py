@@ -25,6 +25,9 @@ class Invocation:
     wait: float = 0.0  # seconds to wait for a warehouse another process is writing; 0 fails at once
     notify: Callable[[str], None] = _ignore  # a message for the person who started the call
     progress: bool = False  # draw progress bars (on stderr) for long work
+    # DuckDB's memory limit for the work of a load or an import ("500MB", "2GB"); past it DuckDB spills
+    # to its temporary directory. None: the default of that work (LOAD_MEMORY_LIMIT, the import's own)
+    memory_limit: str | None = None
 
 
 QUIET = Invocation()

@@ -5,11 +5,14 @@ Each returns ``Rows`` straight from a view; the CLI only chooses the format.
 
 from __future__ import annotations
 
+import tempfile
+
 import duckdb
 
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values
 from evalwh.output.rows import Rows
+from evalwh.sqltext import sql_literal
 from evalwh.warehouse.runs import resolve_run
 
 
@@ -23,16 +26,36 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | dict[
 
 # what `evalwh sql` runs: queries, never statements that write, attach, detach, copy, set or load
 READ_ONLY_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+# a PIVOT whose columns come from the data is a MULTI statement (a query for its columns, then the pivot)
+PIVOT_KEYWORDS = frozenset({"pivot", "pivot_wider"})
 
 
-def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
-    """Run one user query on a read-only warehouse connection, locked down first.
+def _tokens(sql: str) -> list[tuple[int, str, str]]:
+    """(offset, kind, text) of each token of ``sql`` but its comments, by DuckDB's own tokenizer."""
+    found = duckdb.tokenize(sql)
+    ends = [offset for offset, _ in found[1:]] + [len(sql)]
+    return [(offset, kind.name, sql[offset:end].strip()) for (offset, kind), end in zip(found, ends, strict=True)
+            if kind.name != "comment"]
 
-    Only a single SELECT (DESCRIBE, SHOW, SUMMARIZE, FROM-first and VALUES are SELECTs) or EXPLAIN
-    is accepted; the connection then loses access to anything outside the warehouse (files,
-    extensions, ATTACH) and its configuration is locked, so no statement can reopen the file
-    for writing.
-    """
+
+def explained(sql: str) -> str:
+    """The statement an EXPLAIN (EXPLAIN ANALYZE, EXPLAIN (options)) stands before."""
+    tokens = _tokens(sql)[1:]  # after EXPLAIN
+    if tokens and tokens[0][2].lower() == "analyze":
+        tokens = tokens[1:]
+    elif tokens and tokens[0][2] == "(":
+        depth = 0
+        for n, (_, kind, text) in enumerate(tokens):
+            depth += (text == "(") - (text == ")") if kind == "operator" else 0
+            if depth == 0:
+                tokens = tokens[n + 1:]
+                break
+    return sql[tokens[0][0]:] if tokens else ""
+
+
+def check_read_only(sql: str) -> None:
+    """Raise UsageError unless ``sql`` is one query: a SELECT (DESCRIBE, SHOW, SUMMARIZE, FROM-first,
+    VALUES, UNPIVOT), a PIVOT, or an EXPLAIN of one of those (EXPLAIN ANALYZE runs its statement)."""
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as exc:
@@ -42,11 +65,35 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     if len(statements) > 1:
         raise UsageError(f"one statement at a time ({len(statements)} given)")
     kind = statements[0].type
+    tokens = _tokens(sql)
+    first = tokens[0][2].lower() if tokens else ""
+    if kind is duckdb.StatementType.EXPLAIN or first == "explain":  # EXPLAIN PIVOT is a MULTI statement
+        inner = explained(sql)
+        try:
+            check_read_only(inner)
+        except UsageError:
+            raise UsageError(f"evalwh sql explains only queries: not {inner.strip()[:60]!r}") from None
+        return
+    if kind is duckdb.StatementType.MULTI and first in PIVOT_KEYWORDS:
+        return
     if kind not in READ_ONLY_STATEMENTS:
-        raise UsageError(f"evalwh sql runs read-only queries (SELECT or EXPLAIN); not {kind.name}")
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
-    return query(con, sql)
+        raise UsageError(f"evalwh sql runs read-only queries (SELECT, PIVOT or EXPLAIN); not {kind.name}")
+
+
+def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
+    """Run one user query on a read-only warehouse connection, locked down first.
+
+    Only a query is accepted (``check_read_only``); the connection then loses access to anything
+    outside the warehouse (files, extensions, ATTACH) and its configuration is locked, so no
+    statement can reopen the file for writing. DuckDB lets a query read and list its own temporary
+    directory even so: the query's is a new empty one of its own, removed afterwards.
+    """
+    check_read_only(sql)
+    with tempfile.TemporaryDirectory(prefix="evalwh-sql-", ignore_cleanup_errors=True) as private:
+        con.execute(f"SET temp_directory = {sql_literal(private)}")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+        return query(con, sql)
 
 
 def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:

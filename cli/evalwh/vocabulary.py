@@ -85,3 +85,8 @@ def worsening(metric: str, before: float, after: float) -> float:
 # the report's defaults, here so the command line can show them without importing the report code
 REPORT_MAX_ROWS = 200          # the longest table on a page
 REPORT_JUDGE_TOLERANCE = 0.1   # a judge disagreeing with the hand grades more often than this is flagged
+
+# a plain ASCII decimal number (0.8, -1, 1e-3): what a gate's limit, a threshold and an input score are
+# written as; int() and DuckDB's casts would also read 1_0 and other scripts' digits. Python's re and RE2 both
+# read the pattern
+PLAIN_DECIMAL = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"

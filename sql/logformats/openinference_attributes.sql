@@ -8,7 +8,7 @@
 -- counts last, as its openinference.span.kind.
 WITH flat AS (
     SELECT signal, trace_id, span_id, parent_id, start_time, item_order,
-           json_transform(attributes, '"MAP(VARCHAR, VARCHAR)"') AS entries
+           json_first_map(attributes) AS entries  -- a key written twice: its first value
     FROM trace_spans
 ),
 flat_keys AS (
@@ -35,7 +35,7 @@ nested AS (
 ),
 record_entries AS (
     SELECT signal, trace_id, span_id, parent_id, start_time, item_order,
-           json_transform(raw, '"MAP(VARCHAR, VARCHAR)"') AS entries
+           json_first_map(raw) AS entries
     FROM trace_spans
 ),
 columns AS (

@@ -20,7 +20,8 @@ from typer.core import TyperGroup, TyperOption
 from evalwh.errors import one_line
 
 # global option -> whether it takes a value
-GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False}
+GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False,
+                                   "--memory-limit": True}
 
 
 

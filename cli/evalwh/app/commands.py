@@ -145,12 +145,17 @@ def main_options(
         bool, typer.Option("--quiet", "-q", envvar="EVALWH_QUIET",
                            help="No messages and no progress bars on stderr; errors are still printed."),
     ] = False,
+    memory_limit: Annotated[
+        Optional[str], typer.Option("--memory-limit", envvar="EVALWH_MEMORY_LIMIT", metavar="SIZE",
+                                    help="DuckDB's memory for a load or a log import (500MB, 2GB); past it, it "
+                                    "spills to temporary files (default: 1GB for a load, 1200MB for an import).")
+    ] = None,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
     ] = None,
 ) -> None:
     """Global options (each may also come after the command)."""
-    ctx.obj = GlobalOptions(db=db, wait=wait, safe_csv=safe_csv, quiet=quiet)
+    ctx.obj = GlobalOptions(db=db, wait=wait, safe_csv=safe_csv, quiet=quiet, memory_limit=memory_limit)
 
 
 WHOLE = re.compile(r"[0-9]+")
@@ -761,13 +766,13 @@ def export_command(
 @handles_errors
 def sql(
     ctx: typer.Context,
-    statement: Annotated[str, typer.Argument(help="One SELECT (or DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).")],
+    statement: Annotated[str, typer.Argument(help="One SELECT (or DESCRIBE, SHOW, SUMMARIZE, PIVOT, EXPLAIN).")],
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
     """Run one read-only query against the warehouse and print its rows.
 
-    The file is opened read-only and only one SELECT-like statement or EXPLAIN is accepted: a query cannot read or write files, attach or detach databases, install or load extensions, or change settings.
+    The file is opened read-only and only one query (or EXPLAIN of one) is accepted: it cannot read, write or list files, attach or detach databases, install or load extensions, or change settings.
 
     Example: evalwh sql "SELECT status, count(*) FROM claim_status GROUP BY ALL" -f csv
     """  # noqa: E501

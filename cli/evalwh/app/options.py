@@ -31,6 +31,7 @@ class GlobalOptions:
     wait: float = 30.0
     safe_csv: bool = False
     quiet: bool = False
+    memory_limit: str | None = None
 
     def note(self, message: str) -> None:
         """A message for the person at the terminal (stderr, so stdout stays data); none with --quiet."""
@@ -41,7 +42,8 @@ class GlobalOptions:
     def invocation(self) -> Invocation:
         """What the library may do in this command: wait --wait seconds, tell the person, draw bars on a
         terminal (never when stderr is piped or captured, nor with --quiet)."""
-        return Invocation(wait=self.wait, notify=self.note, progress=sys.stderr.isatty() and not self.quiet)
+        return Invocation(wait=self.wait, notify=self.note, progress=sys.stderr.isatty() and not self.quiet,
+                          memory_limit=self.memory_limit)
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:

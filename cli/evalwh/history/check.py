@@ -24,7 +24,7 @@ from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import fmt_number, render
-from evalwh.vocabulary import LOG_METRICS, verdict, worsening
+from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
 from evalwh.warehouse.connection import open_warehouse
 from evalwh.warehouse.runs import baseline_run, resolve_run
 
@@ -72,7 +72,7 @@ class CheckResult:
         return [o for o in self.outcomes if not o.ok]
 
 
-PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+PLAIN_NUMBER = re.compile(PLAIN_DECIMAL)
 
 
 def parse_condition(kind: str, text: str) -> Condition:

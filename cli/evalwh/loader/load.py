@@ -23,7 +23,7 @@ from evalwh.history.materialize import store_metrics
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.encoding import check_utf8, data_suffix
 from evalwh.loader.locate import csv_line_of_row, jsonl_line_of_row
-from evalwh.loader.retrieval import write_builtin_retrieval
+from evalwh.loader.retrieval import overlap_scores, write_builtin_retrieval
 from evalwh.loader.run_toml import MAX_THRESHOLD, RunSettings, read_run_toml, with_overrides
 from evalwh.loader.sources import Staged, check_directory, csv_delimiter, find_input, stage
 from evalwh.loader.validate import (
@@ -42,7 +42,15 @@ from evalwh.sqltext import sql_identifier
 from evalwh.text.nativetext import register_native_macros
 from evalwh.text.reader_output import register_reader_udfs
 from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
-from evalwh.warehouse.connection import attach, limit_memory, new_connection, one, scalar, transaction
+from evalwh.warehouse.connection import (
+    LOAD_MEMORY_LIMIT,
+    attach,
+    limit_memory,
+    new_connection,
+    one,
+    scalar,
+    transaction,
+)
 from evalwh.warehouse.runs import check_run_name, run_tables, unparsed_responses
 from evalwh.warehouse.schema import migrate
 
@@ -263,8 +271,8 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
                s.gold, native_join(native_words(s.gold)) AS gold_norm, native_words(s.question) AS question_words,
                CASE WHEN $tokenizer = 'unicode' THEN native_uterms(s.question) ELSE native_words(s.question) END
                    AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
-               variants(s.acceptable) AS acceptable_answers, squad_variants(s.acceptable) AS acceptable_tokens,
-               squad_variant_norms(s.acceptable) AS acceptable_norms
+               native_variants(s.acceptable) AS acceptable_answers, native_squad_variants(s.acceptable) AS acceptable_tokens,
+               native_squad_variant_norms(s.acceptable) AS acceptable_norms
         FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
                      coalesce({_opt(questions, 'gold')}, '') AS gold,
                      {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
@@ -295,7 +303,7 @@ def _write_sentence_norms(con: duckdb.DuckDBPyConnection, params: dict[str, Any]
     (what extractive_baseline reads), for texts the warehouse has not normalised yet."""
     con.execute(
         """INSERT INTO sentence_norms
-        SELECT text_hash, squad_normalize(first_sentence)
+        SELECT text_hash, native_squad_normalize(first_sentence)
         FROM (SELECT DISTINCT c.text_hash, t.first_sentence
               FROM retrievals AS r
               JOIN questions AS q ON q.run_id = r.run_id AND q.question_id = r.question_id
@@ -345,7 +353,7 @@ def _write_responses(
     con.execute(
         f"""INSERT INTO responses BY NAME
         SELECT $run AS run_id, p.question_id, p.row_no AS ordinal, p.output, p.parse_ok, p.answer, p.sources,
-               squad_tokens(coalesce(p.answer, '')) AS answer_tokens, {numbers_of} AS answer_numbers, p.refused
+               native_squad_tokens(coalesce(p.answer, '')) AS answer_tokens, {numbers_of} AS answer_numbers, p.refused
         FROM (SELECT s.row_no, s.question_id, s.refused, {fields} FROM ({source}) AS s) AS p""",
         params,
     )
@@ -380,6 +388,10 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
         _write_claims(con, staged, {"run": run_id})
     if "questions" in staged:
         _write_questions(con, staged["questions"], params)
+    if "questions" in staged and "chunks" in staged:
+        # the overlap scores of every (question, chunk) sharing a term: the overlap retriever ranks them,
+        # and the stored metrics read each question's best as question_best_score (_write)
+        overlap_scores(con, run_id, settings.tokenizer)
     _write_retrievals(con, staged, settings, {"run": run_id})
     if "questions" in staged and "chunks" in staged:
         _write_sentence_norms(con, {"run": run_id})
@@ -445,6 +457,8 @@ def load_run(
     settings = with_overrides(read_run_toml(directory), **(overrides or {}))
     con = new_connection()
     try:
+        # the whole load under one memory limit, spilling past it: its peak is bounded by the limit, not the run
+        limit_memory(con, invocation.memory_limit or LOAD_MEMORY_LIMIT)
         register_udfs(con)
         register_native_macros(con)
         register_reader_udfs(con)
@@ -511,9 +525,13 @@ def _write(
     if metrics:
         # the staged input is written: its memory goes to the metrics, which spill past a cap, so the
         # load's peak is the run's write, not the metrics' (bench/claims.py, bench/tfidf.py)
-        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp'").fetchall():
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' "
+                                    "AND table_name <> 'rt_best'").fetchall():
             con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
-        limit_memory(con)
+        # what the load computed, the views read instead of computing it again: a temp table named like a
+        # view stands for it in this connection (tests/test_retrieval_fast.py: the same metrics as the views')
+        if scalar(con, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND table_name = 'rt_best'"):
+            con.execute("ALTER TABLE temp.rt_best RENAME TO question_best_score")
         # in a second transaction: inside the run's, the metrics would read the run from transaction-local
         # storage, slower and with the run held in memory.
         # The file stays attached, so no other process writes in between; a load stopped in between leaves
@@ -521,4 +539,5 @@ def _write(
         # ``materialize`` stores them
         with transaction(con):
             store_metrics(con, run_id, created)
+        con.execute("DROP TABLE IF EXISTS temp.question_best_score")
     return {**counts, "replaced": int(exists)}

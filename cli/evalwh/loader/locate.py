@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from evalwh.loader.encoding import open_bytes, open_text, readable_here
 
@@ -27,13 +28,20 @@ def _any_field_size() -> Iterator[None]:
         csv.field_size_limit(previous)
 
 
+def dialect(delim: str) -> dict[str, Any]:
+    """Python's csv options for a file of this delimiter, as DuckDB reads it: TSV has no quoting."""
+    if delim == "\t":
+        return {"delimiter": delim, "quoting": csv.QUOTE_NONE, "strict": True}
+    return {"delimiter": delim, "quotechar": '"', "doublequote": True, "strict": True}
+
+
 def csv_rows(path: Path, delim: str) -> Iterator[tuple[int, list[str]]]:
     """``(line the row starts on, fields)`` of every non-blank row after the header, as DuckDB counts rows.
 
     Bytes that are not UTF-8 come back as surrogates (``surrogateescape``).
     """
     with _any_field_size(), open_text(path, errors="surrogateescape") as handle:
-        reader = csv.reader(handle, delimiter=delim, quotechar='"', doublequote=True, strict=True)
+        reader = csv.reader(handle, **dialect(delim))
         header_seen = False
         while True:
             start = reader.line_num + 1
@@ -103,7 +111,7 @@ def csv_syntax_error(path: Path, delim: str) -> str | None:
     start = 1
     try:
         with _any_field_size(), open_text(path, errors="replace") as handle:
-            reader = csv.reader(handle, delimiter=delim, quotechar='"', doublequote=True, strict=True)
+            reader = csv.reader(handle, **dialect(delim))
             while True:
                 start = reader.line_num + 1
                 if next(reader, None) is None:

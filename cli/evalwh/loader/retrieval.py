@@ -2,15 +2,23 @@
 
 The views ``question_chunk_scores``, ``tfidf_scores`` and ``builtin_retrieval`` state the
 rule (every scored pair, a window over them). Evaluated as written over a large run they hash
-one (run, question, chunk) string key per pair, questions times chunks of them. This module
-computes the same top k for one run with integer keys (chunk and question ordinals, term
-numbers), the weights normalised once, and ``min_by`` over (-score, chunk id) instead of a
-window. With scipy installed (the ``fast`` extra), one sparse product of the unit vectors
-picks each question's candidates (every chunk within 1e-9 of its k-th best floating-point
-score) and only those are scored exactly; without it, SQL scores every pair, a batch of
-questions at a time. The exact scores use the view's arithmetic operation for operation, so
-they are bit-identical; tests/test_retrieval_fast.py proves the stored rows equal the view's
-on generated runs, on both paths.
+one (run, question, chunk) string key per pair, questions times chunks of them.
+
+The overlap score needs only the terms the questions hold: ``overlap_scores`` lists each chunk's
+terms and keeps those a question of the run holds as it goes (a semi-join: no other term can add
+to a score), so the pairs it scores, and the rows it keeps, are those sharing a term, keyed by
+integers (a run's pairs grow as its questions times its chunks, and must spill cheaply). The top
+k is then a ``min_by`` over (-score, chunk id order), and each question's best score and chunk
+(the rows of the view ``question_best_score`` for the run) one aggregate, which the load's stored
+metrics reuse.
+
+tfidf needs every term of every chunk (a chunk's norm sums all its weights): it is computed with
+integer keys (chunk and question ordinals, term numbers), the weights normalised once. With scipy
+installed (the ``fast`` extra), one sparse product of the unit vectors picks each question's
+candidates (every chunk within 1e-9 of its k-th best floating-point score) and only those are
+scored exactly; without it, SQL scores every pair, a batch of questions at a time. The exact
+scores use the view's arithmetic operation for operation, so they are bit-identical;
+tests/test_retrieval_fast.py proves the stored rows equal the view's on generated runs, on every path.
 """
 
 from __future__ import annotations
@@ -145,9 +153,88 @@ def _sparse_candidates(con: duckdb.DuckDBPyConnection, retriever: str, top_k: in
     return True
 
 
+def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str) -> None:
+    """``rt_pairs``: the overlap score of every (question, chunk) of run ``run_id`` sharing a term (the rows
+    of the view question_chunk_scores), keyed by integers: the question's ordinal, the chunk's ordinal
+    and its place in chunk id order (the retriever's tie-break). Each chunk's terms are kept only where
+    a question of the run holds them. Then ``rt_best``: the rows of the view question_best_score for the
+    run, which the load's stored metrics read instead of the view."""
+    params = {"run": run_id, "tokenizer": tokenizer}
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE rt_question_terms AS
+        SELECT DISTINCT q.ordinal AS question, t.term
+        FROM questions AS q, unnest(q.question_terms) AS t(term)
+        WHERE q.run_id = $run
+          AND NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = $run AND s.word = t.term)""",
+        {"run": run_id},
+    )
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE rt_chunk_terms AS
+        SELECT DISTINCT c.ordinal, c.id_order, t.term
+        FROM (SELECT r.ordinal, CAST(row_number() OVER (ORDER BY r.chunk_id) AS INTEGER) AS id_order,
+                     CASE WHEN $tokenizer = 'unicode' THEN x.text_uterms
+                          WHEN x.text_norm = '' THEN CAST([] AS VARCHAR[])
+                          ELSE string_split(x.text_norm, ' ') END AS terms
+              FROM chunk_refs AS r JOIN chunk_texts AS x ON x.text_hash = r.text_hash
+              WHERE r.run_id = $run) AS c,
+             unnest(c.terms) AS t(term)
+        WHERE t.term IN (SELECT term FROM temp.rt_question_terms)""",
+        params,
+    )
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE rt_pairs AS
+        SELECT q.question, c.ordinal, c.id_order, count(*) AS score
+        FROM temp.rt_question_terms AS q JOIN temp.rt_chunk_terms AS c ON c.term = q.term
+        GROUP BY q.question, c.ordinal, c.id_order"""
+    )
+    con.execute("DROP TABLE temp.rt_question_terms")
+    con.execute("DROP TABLE temp.rt_chunk_terms")
+    # question_best_score's rule: the highest score, then the earliest chunk; 0 and no chunk without a pair
+    con.execute(
+        """CREATE OR REPLACE TEMP TABLE rt_best AS
+        WITH best AS (
+            SELECT question, max(score) AS score, arg_max(ordinal, struct_pack(score := score, earlier := -ordinal))
+                   AS ordinal
+            FROM temp.rt_pairs GROUP BY question
+        )
+        SELECT q.run_id, q.question_id, q.ordinal, q.expected, COALESCE(b.score, 0) AS best_score,
+               c.chunk_id AS best_chunk_id
+        FROM questions AS q
+        LEFT JOIN best AS b ON b.question = q.ordinal
+        LEFT JOIN chunk_refs AS c ON c.run_id = q.run_id AND c.ordinal = b.ordinal
+        WHERE q.run_id = $run""",
+        {"run": run_id},
+    )
+
+
+def write_overlap_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, top_k: int) -> None:
+    """Insert the overlap retriever's top ``top_k`` from ``rt_pairs`` (``overlap_scores``) into retrievals:
+    by score descending, then chunk id."""
+    con.execute(
+        f"""INSERT INTO retrievals BY NAME
+        WITH top AS (
+            SELECT question, min_by({{'ordinal': ordinal, 'score': score}}, (-score, id_order), {int(top_k)}) AS picks
+            FROM temp.rt_pairs
+            WHERE score > 0
+            GROUP BY question
+        ),
+        picked AS (SELECT question, unnest(picks) AS pick, unnest(range(1, len(picks) + 1)) AS rank FROM top)
+        SELECT $run AS run_id, q.question_id, c.chunk_id, CAST(p.rank AS INTEGER) AS rank,
+               CAST(p.pick.score AS DOUBLE) AS score
+        FROM picked AS p
+        JOIN questions AS q ON q.run_id = $run AND q.ordinal = p.question
+        JOIN chunk_refs AS c ON c.run_id = $run AND c.ordinal = p.pick.ordinal""",
+        {"run": run_id},
+    )
+
+
 def write_builtin_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, retriever: str, top_k: int) -> None:
     """Insert the built-in retriever's top ``top_k`` of run ``run_id`` into retrievals: chunks scoring
-    above 0, by score descending then chunk id (the rows of the view builtin_retrieval)."""
+    above 0, by score descending then chunk id (the rows of the view builtin_retrieval). The overlap
+    retriever reads ``rt_pairs``, which ``overlap_scores`` must have made."""
+    if retriever == "overlap":
+        write_overlap_retrieval(con, run_id, top_k)
+        return
     params = {"run": run_id}
     _prepare(con, params)
     if retriever == "tfidf":

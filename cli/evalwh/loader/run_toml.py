@@ -110,7 +110,7 @@ def read_run_toml(directory: Path) -> RunSettings:
     if not path.is_file():
         return RunSettings()
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise InputError(path.name, "text is not valid UTF-8") from None
     except tomllib.TOMLDecodeError as exc:

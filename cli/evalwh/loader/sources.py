@@ -20,8 +20,17 @@ from pathlib import Path
 import duckdb
 
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
-from evalwh.loader.encoding import COMPRESSIONS, check_byte_order_mark, check_utf8, data_suffix
+from evalwh.loader.encoding import (
+    COMPRESSIONS,
+    check_byte_order_mark,
+    check_utf8,
+    data_suffix,
+    looks_like,
+    open_bytes,
+    readable_here,
+)
 from evalwh.loader.locate import csv_bad_utf8, csv_syntax_error
+from evalwh.loader.strictjson import TRAILING_COMMA_SQL, first_invalid, json_error
 from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.warehouse.connection import one
 
@@ -125,6 +134,12 @@ def find_input(directory: Path, kind: str) -> Path | None:
 
 # how evalwh reads a CSV or TSV file: RFC 4180 quoting, the delimiter by the file's suffix
 CSV_QUOTING = "quote='\"', escape='\"'"
+TSV_QUOTING = "quote='', escape=''"  # TSV has no quoting: a field may start with a double quote
+
+
+def quoting(delim: str) -> str:
+    """The reader options for quotes in a file of this delimiter: CSV's doubled double quotes, or none in TSV."""
+    return TSV_QUOTING if delim == "\t" else CSV_QUOTING
 
 
 def csv_delimiter(path: Path) -> str:
@@ -155,22 +170,39 @@ def _check_csv_utf8(path: Path, delim: str) -> None:
                          line=None if line == row + 1 else line) from None
 
 
+def _check_header_utf8(path: Path) -> None:
+    """Raise InputError if the header line is not UTF-8: DuckDB's reader would set it aside as a bad
+    row and take the next line for the header, and the error would be a missing column."""
+    if not readable_here(path):
+        return
+    with open_bytes(path) as handle:
+        header = handle.readline()
+    try:
+        header.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path.name, f"line 1 (the header), byte {exc.start + 1}: text is not valid UTF-8; "
+                                    f"{looks_like(header, exc.start)}; save it as UTF-8") from None
+
+
 def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
     delim = csv_delimiter(path)
     if path.stat().st_size == 0:
         raise InputError(path.name, "the file is empty; it needs a header row")
     check_byte_order_mark(path)
+    _check_header_utf8(path)
     rejects, scans = f"{raw}_rejects", f"{raw}_scans"
     max_line = DEFAULT_MAX_LINE
     for _ in range(MAX_LINE_RETRIES):
         try:
             con.execute(
                 f"CREATE TEMP TABLE {raw} AS SELECT * FROM read_csv({sql_literal(str(path))}, header=true, "
-                f"all_varchar=true, delim={sql_literal(delim)}, {CSV_QUOTING}, strict_mode=true, "
+                f"all_varchar=true, delim={sql_literal(delim)}, {quoting(delim)}, strict_mode=true, "
                 f"max_line_size={max_line}, store_rejects=true, rejects_table={sql_literal(rejects)}, "
                 f"rejects_scan={sql_literal(scans)})"
             )
             break
+        except duckdb.OutOfMemoryException:
+            raise  # the file may be fine: the machine, or --memory-limit, is too small for it
         except duckdb.Error as exc:
             longer = re.search(r"Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)", str(exc))
             if longer:  # a valid file with long lines: read it again with room for them
@@ -199,6 +231,19 @@ def _json_path(key: str) -> str:
     return sql_literal("$." + '"' + key.replace('"', '\\"') + '"')
 
 
+def first_bad_json_line(path: Path) -> tuple[int, str] | None:
+    """(line, reason) of the first line of a JSON-lines file that is neither blank nor JSON, or None."""
+    if not readable_here(path):
+        return None
+    with open_bytes(path) as handle:
+        for line_no, raw in enumerate(handle, start=1):  # lines end at \n only, as the NDJSON reader's do
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            reason = json_error(text) if text.strip() else None
+            if reason is not None:
+                return line_no, reason
+    return None
+
+
 def _stage_jsonl(
     con: duckdb.DuckDBPyConnection, path: Path, raw: str, wanted: tuple[str, ...], list_columns: set[str]
 ) -> tuple[str, ...]:
@@ -207,11 +252,19 @@ def _stage_jsonl(
     try:
         con.execute(f"CREATE TEMP TABLE {raw}_objects AS SELECT json FROM read_ndjson_objects({sql_literal(str(path))})")
     except duckdb.Error as exc:
-        message = str(exc).splitlines()[0]
-        line = re.search(r"line (\d+)", message)
-        detail = message.split(":", 2)[-1].strip() if ":" in message else message
-        where = f"line {line.group(1)}: " if line else ""
-        raise InputError(path.name, f"{where}malformed JSON: {detail}") from exc
+        # DuckDB's message counts lines its own way (one too many after a record cut short): the line is
+        # found here, with Python's reason
+        found = first_bad_json_line(path)
+        if found is None:
+            message = str(exc).splitlines()[0]
+            raise InputError(path.name, f"malformed JSON: {message.split(':', 2)[-1].strip()}") from exc
+        raise InputError(path.name, f"line {found[0]}: {found[1]}") from None
+    # DuckDB also reads a comma before } or ], which JSON has not: the records that may hold one are parsed again
+    suspects = con.execute(f"SELECT rowid, json FROM {raw}_objects WHERE regexp_matches(json, "
+                           f"{sql_literal(TRAILING_COMMA_SQL)}) ORDER BY rowid").fetchall()
+    if first_invalid(suspects) is not None:
+        found = first_bad_json_line(path)
+        raise InputError(path.name, f"line {found[0]}: {found[1]}" if found else "malformed JSON")
     bad = con.execute(
         f"SELECT rowid + 1 FROM {raw}_objects WHERE json_type(json) <> 'OBJECT' ORDER BY rowid LIMIT 1"
     ).fetchone()
@@ -326,7 +379,7 @@ def file_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[s
         return names
     header = con.execute(
         f"SELECT * FROM read_csv({sql_literal(str(path))}, header=false, all_varchar=true, "
-        f"delim={sql_literal(csv_delimiter(path))}, {CSV_QUOTING}) LIMIT 1"
+        f"delim={sql_literal(csv_delimiter(path))}, {quoting(csv_delimiter(path))}) LIMIT 1"
     ).fetchone()
     return [str(value) for value in header or ()]
 
@@ -398,7 +451,10 @@ def stage(
         _check_repeated_columns(con, path, fmt)
     extra = () if allow_extra else unread + tuple(column for column in types if column not in wanted)
     if "rowid" in types:  # ignored with --allow-extra; renamed, as it would shadow the row order DuckDB keeps
-        con.execute(f'ALTER TABLE {raw} RENAME COLUMN rowid TO "rowid (input)"')
+        taken = {column.lower() for column in types}
+        free = next(name for n in range(1, len(types) + 2)
+                    if (name := "rowid (input)" if n == 1 else f"rowid (input {n})").lower() not in taken)
+        con.execute(f"ALTER TABLE {raw} RENAME COLUMN rowid TO {sql_identifier(free)}")
     types = {column: t for column, t in types.items() if column in wanted}
     if fmt == ".parquet":
         _check_parquet_types(path.name, types, set(list_columns))

@@ -17,8 +17,8 @@ import duckdb
 from evalwh.errors import InputError, shortened
 from evalwh.loader.encoding import data_suffix
 from evalwh.loader.sources import Staged, reject_extra_columns, shown_name
-from evalwh.sqltext import sql_identifier
-from evalwh.vocabulary import EXPECTED_ACTIONS
+from evalwh.sqltext import sql_identifier, sql_literal
+from evalwh.vocabulary import EXPECTED_ACTIONS, PLAIN_DECIMAL
 
 # expected as written -> canonical value: case and surrounding spaces ignored, two aliases accepted
 EXPECTED_SQL = (
@@ -177,9 +177,11 @@ def validate_retrievals(con: duckdb.DuckDBPyConnection, retrievals: Staged) -> N
     reject_first(con, retrievals, "rank",
                  "NOT coalesce(regexp_full_match(trim(rank), '[0-9]+') AND try_cast(trim(rank) AS INTEGER) >= 1, FALSE)",
                  lambda value: f"rank must be a whole number from 1, not {value!r}")
+    # a plain ASCII decimal, as a gate's limit (DuckDB's cast also reads 1_0 as 10)
     reject_first(con, retrievals, "score",
-                 "coalesce(trim(score), '') <> '' AND NOT coalesce(isfinite(try_cast(trim(score) AS DOUBLE)), FALSE)",
-                 lambda value: f"score must be a finite number, not {value!r}")
+                 "coalesce(trim(score), '') <> '' AND NOT coalesce(regexp_full_match(trim(score), "
+                 f"{sql_literal(PLAIN_DECIMAL)}) AND isfinite(try_cast(trim(score) AS DOUBLE)), FALSE)",
+                 lambda value: f"score must be a finite plain decimal number (0.25, 1e-3), not {value!r}")
     reject_repeats(con, retrievals, "rank", "question_id, CAST(trim(rank) AS INTEGER)",
                    lambda question, first: f"question {question!r} has this rank twice (first at row {first})",
                    shown="question_id")

@@ -42,7 +42,7 @@ from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_literal
 from evalwh.text.nativetext import register_native_macros
 from evalwh.text.textnorm import register_udfs
-from evalwh.warehouse.connection import attach, new_connection, one, scalar
+from evalwh.warehouse.connection import attach, limit_memory, new_connection, one, scalar
 from evalwh.warehouse.schema import file_schema_version, migrate
 
 # the formats whose requests are traces, whose spans may arrive over several imports
@@ -75,6 +75,9 @@ REQUEST_CHECKS: tuple[tuple[str, str], ...] = (
     # DuckDB also reads 'infinity' and 'epoch' as timestamps: a log time is a date and a time
     ("ts_text IS NOT NULL AND (TRY_CAST(ts_text AS TIMESTAMPTZ) IS NULL OR NOT regexp_matches(trim(ts_text), "
      "'^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}|\\z)'))", "timestamp is not ISO 8601"),
+    # DuckDB reads any two-digit offset (+99:00); a time zone's is at most 14 hours, and its minutes below 60
+    ("ts_text IS NOT NULL AND regexp_matches(trim(ts_text), '[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?"
+     "[+-]((1[5-9]|[2-9][0-9])(:?[0-9]{2})?|[0-9]{2}:?[6-9][0-9])$')", "timestamp's UTC offset is not a time zone's (over 14 hours)"),
     (f"refused_text IS NOT NULL AND ({refused('refused_text')}) IS NULL", "refused is not a boolean"),
 )
 REPEATED_ID = ("first_seen < {'file': file, 'line': line}", "request id already used earlier in this import")
@@ -267,11 +270,23 @@ def _drop_preludes(con: duckdb.DuckDBPyConnection, fmt: str) -> None:
         con.execute(f"DROP TABLE IF EXISTS temp.{table}")
 
 
+# json_first_map(j): a JSON object's keys and values as MAP(VARCHAR, VARCHAR) (a value that is no string as its
+# JSON text), a key written twice with its first value. DuckDB's json_transform to a MAP gives NULL for an
+# object with a key written twice; such an object is read key by key, in order, the later repeats dropped.
+# On Spark the macro is FROM_JSON to a MAP (evalwh.spark.dialect)
+JSON_FIRST_MAP = """coalesce(json_transform(j, '"MAP(VARCHAR, VARCHAR)"'),
+    CASE WHEN json_type(j) = 'OBJECT' THEN map_from_entries(list_transform(
+        list_filter(range(1, len(json_keys(j)) + 1), lambda i: list_position(json_keys(j), json_keys(j)[i]) = i),
+        lambda i: struct_pack(k := json_keys(j)[i], v := json_extract_string(j, '$.*')[i]))) END)"""
+
+
 def register_log_functions(con: duckdb.DuckDBPyConnection, id_keys: Sequence[str]) -> None:
-    """What the format SQL reads besides the records: ``python_list`` (ragas's CSV lists) and the table
-    ``log_id_keys`` (the metadata keys a document's chunk id is looked for under, in order)."""
+    """What the format SQL reads besides the records: ``python_list`` (ragas's CSV lists), the macro
+    ``json_first_map`` and the table ``log_id_keys`` (the metadata keys a document's chunk id is looked
+    for under, in order)."""
     con.create_function("python_list", python_list, [VARCHAR], con.list_type(VARCHAR),
                         null_handling=FunctionNullHandling.SPECIAL)
+    con.execute(f"CREATE OR REPLACE TEMP MACRO json_first_map(j) AS {JSON_FIRST_MAP}")
     con.execute("CREATE OR REPLACE TEMP TABLE log_id_keys (position INTEGER, key VARCHAR)")
     if id_keys:
         con.executemany("INSERT INTO log_id_keys VALUES (?, ?)", [[n, k] for n, k in enumerate(id_keys, 1)])
@@ -304,7 +319,7 @@ def import_logs(
         register_native_macros(con)
         register_log_functions(con, keys)
         # bounded memory: DuckDB spills to its temporary directory past this
-        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+        limit_memory(con, invocation.memory_limit or MEMORY_LIMIT)
         with progress("import logs", 3, enabled=invocation.progress) as advance:
             labels = file_labels(paths)
             files = read_raw(con, paths, labels)

@@ -22,6 +22,7 @@ import duckdb
 
 from evalwh.errors import InputError, UsageError
 from evalwh.loader.encoding import check_byte_order_mark, check_utf8, data_suffix, line_blocks, open_bytes
+from evalwh.loader.strictjson import TRAILING_COMMA_SQL, json_error
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.connection import scalar
 
@@ -94,6 +95,15 @@ def read_raw(con: duckdb.DuckDBPyConnection, paths: list[Path], labels: list[str
     batch.flush(con)
     con.execute("CREATE OR REPLACE TEMP TABLE bad (file VARCHAR, line BIGINT, error VARCHAR, raw VARCHAR)")
     con.execute("INSERT INTO bad SELECT file, line, 'not a JSON object', text FROM log_lines WHERE record IS NULL")
+    # DuckDB also reads a comma before } or ], which JSON has not: the records that may hold one are parsed again
+    suspects = con.execute("SELECT file, line, CAST(record AS VARCHAR) FROM log_lines WHERE record IS NOT NULL "
+                           "AND regexp_matches(CAST(record AS VARCHAR), $comma) ORDER BY file, line",
+                           {"comma": TRAILING_COMMA_SQL}).fetchall()
+    malformed = [(file, line, reason, text) for file, line, text in suspects if (reason := json_error(text))]
+    if malformed:
+        con.executemany("INSERT INTO bad VALUES (?, ?, ?, ?)", malformed)
+        con.execute("UPDATE log_lines SET text = CAST(record AS VARCHAR), record = NULL WHERE (file, line) IN "
+                    "(SELECT (file, line) FROM bad)")
     raw_view(con)
     return files
 

@@ -13,6 +13,9 @@ its Spark output would mean something else, this dialect writes it differently:
   object or list read as STRING keeps its JSON text, a string loses its quotes). Where DuckDB's
   strict form fails on a value of the wrong JSON type, Spark gives NULL (the JSON type checks of
   a log import run on DuckDB only).
+- ``json_first_map(json)``, the log import's macro (a JSON object as a MAP, a key written twice with
+  its first value), becomes ``FROM_JSON(json, 'MAP<STRING, STRING>')``: Spark refuses an object
+  with a key written twice (its default ``spark.sql.mapKeyDedupPolicy``).
 - ``json_valid(text)``, which Spark lacks, becomes ``TRY_PARSE_JSON(text) IS NOT NULL`` (false,
   not NULL, for a NULL text: use it in conditions).
 - ``make_timestamp(microseconds)`` becomes ``TIMESTAMPADD(MICROSECOND, n, TIMESTAMP_NTZ '1970-01-01
@@ -106,6 +109,9 @@ def _anonymous(generator: SparkGenerator, expression: exp.Anonymous) -> str:
     name = str(expression.this).lower()
     if name == "json_valid" and len(expression.expressions) == 1:
         return f"({generator.func('TRY_PARSE_JSON', expression.expressions[0])} IS NOT NULL)"
+    if name == "json_first_map" and len(expression.expressions) == 1:
+        map_schema = exp.Literal.string(spark_schema("MAP(VARCHAR, VARCHAR)"))
+        return generator.func("FROM_JSON", expression.expressions[0], map_schema)
     if name in ("json_transform", "json_transform_strict") and len(expression.expressions) == 2:
         value, structure = expression.expressions
         if isinstance(structure, exp.Literal) and structure.is_string:

@@ -15,6 +15,11 @@ identical result:
   Python's pattern matches it.
 - RE2 has no look-behind; ``numbers`` consumes the one character before a digit
   run instead (then drops it), which gives the same runs because a digit run is maximal.
+- SQuAD's normalisation (``squad_normalize``) deletes every character of the categories P and
+  S (a class built from this Python's ``unicodedata``), then replaces the words a, an, the
+  between Python's ``\\b`` (Unicode ``\\w``; RE2's ``\\b`` is ASCII's) by a space: RE2 matches
+  the article with the character on either side, and a second pass takes the articles whose
+  side the first pass consumed ("a a a"). ``str.split()`` splits at Python's ``\\s``.
 
 tests/test_native_text.py runs every code point, and pairs of the characters where
 the engines could disagree, through both. The macros live on the loading
@@ -54,6 +59,14 @@ def macro_definitions() -> dict[str, str]:
     space = re2_class(r"\s")
     not_space = re2_class(r"\s", negate=True)
     spaces = "".join(chr(c) for first, last in spans(r"\s") for c in range(first, last + 1))  # what strip() removes
+    not_word = re2_class(r"\w", negate=True)
+    # an article between two \b: the character before it (or the start) and after it (or the end) are kept
+    article = sql_literal(f"(^|{not_word})(?:a|an|the)({not_word}|$)")
+    lowered = f"lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, {sql_literal(PYTHON_LOWER_DOTTED_I)}))"
+    marks = sql_literal(re2_class(r"[\p{P}\p{S}]"))  # what SQuAD deletes, as punctuation, from every script
+    no_marks = f"regexp_replace({lowered}, {marks}, '', 'g')"
+    kept = "'\\1 \\2'"  # the characters around an article, a space between them
+    no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
@@ -88,6 +101,21 @@ def macro_definitions() -> dict[str, str]:
             f"(t) AS list_transform(regexp_extract_all(t, {sql_literal('(?:^|' + not_alnum + ')' + digit + '+')}), "
             f"lambda m: CASE WHEN regexp_full_match(m, {sql_literal(digit + '+')}) THEN m ELSE substr(m, 2) END)"
         ),
+        # squad_tokens(t): the words of SQuAD's normal form (lower-case, P and S deleted, no article). Python
+        # lower-cases a capital sigma by its context, as DuckDB does not: such texts go to the Python UDF
+        "native_squad_tokens": (
+            f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN squad_tokens(t) "
+            f"ELSE list_filter(regexp_split_to_array({no_articles}, {sql_literal(space + '+')}), lambda p: p <> '') END"
+        ),
+        # squad_normalize(t): those words joined by single spaces
+        "native_squad_normalize": "(t) AS array_to_string(native_squad_tokens(t), ' ')",
+        # variants(t): split at |, each stripped as Python's strip() does, the blank ones dropped
+        "native_variants": (
+            f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: trim(v, {sql_literal(spaces)})), "
+            "lambda v: v <> '')"
+        ),
+        "native_squad_variants": "(t) AS list_transform(native_variants(t), lambda v: native_squad_tokens(v))",
+        "native_squad_variant_norms": "(t) AS list_transform(native_variants(t), lambda v: native_squad_normalize(v))",
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such
         # mark (plus the white space after it, dropped here); no mark: the whole text, stripped. Only the

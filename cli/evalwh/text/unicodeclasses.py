@@ -1,4 +1,5 @@
-"""Python's Unicode character classes (``\\d``, ``\\s``, ``[^\\W_]``) as code point ranges, shipped per Unicode version.
+"""Python's Unicode character classes (``\\d``, ``\\s``, ``\\w``, ``[^\\W_]``, and the punctuation and symbols
+that SQuAD's normalisation deletes) as code point ranges, shipped per Unicode version.
 
 The native text macros need RE2 classes that match exactly the characters Python's ``re``
 matches. Finding them means running each pattern over every code point, a quarter of a
@@ -19,7 +20,10 @@ from array import array
 from functools import lru_cache
 from pathlib import Path
 
-PATTERNS: tuple[str, ...] = (r"\d", r"\s", r"[^\W_]")
+# a class named like this is no pattern of Python's re: it holds every character whose Unicode general
+# category (unicodedata.category) starts with one of its letters
+CATEGORY_CLASSES: dict[str, str] = {r"[\p{P}\p{S}]": "PS"}
+PATTERNS: tuple[str, ...] = (r"\d", r"\s", r"[^\W_]", r"\w", *CATEGORY_CLASSES)
 DATA = Path(__file__).with_name("unicode_classes.json")
 Span = tuple[int, int]
 
@@ -33,8 +37,20 @@ def every_code_point() -> str:
 
 
 def computed_spans(pattern: str) -> tuple[Span, ...]:
-    """(first, last) code points of each run of characters the one-character ``pattern`` matches."""
+    """(first, last) code points of each run of characters the one-character ``pattern`` matches (or, for
+    a name of CATEGORY_CLASSES, of the characters of its categories)."""
     text = every_code_point()
+    if pattern in CATEGORY_CLASSES:
+        letters = CATEGORY_CLASSES[pattern]
+        runs: list[list[int]] = []
+        for ch in text:
+            if unicodedata.category(ch)[0] in letters:
+                point = ord(ch)
+                if runs and runs[-1][1] == point - 1:
+                    runs[-1][1] = point
+                else:
+                    runs.append([point, point])
+        return tuple((first, last) for first, last in runs)
     return tuple((ord(text[m.start()]), ord(text[m.end() - 1])) for m in re.finditer(f"(?:{pattern})+", text))
 
 

@@ -7,6 +7,7 @@ and refuse a schema they do not match.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from evalwh.errors import WarehouseError
+from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal
 from evalwh.text.textnorm import register_udfs
@@ -29,6 +30,9 @@ STORAGE_VERSION = "v1.4.0"
 # report): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
 # (bench/tfidf.py and bench/report_100k.py measure it)
 VIEWS_MEMORY_LIMIT = "700MB"
+# a load's: the whole load runs under it, spilling past it, so its peak does not grow with the run
+# (bench/claims.py: 1M claims with questions peak near 650 MiB; tests/test_load_memory.py loads them under 500MB)
+LOAD_MEMORY_LIMIT = "1GB"
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 12 of every DuckDB database file, after the header's checksum
 
@@ -38,16 +42,43 @@ def is_duckdb_file(path: Path) -> bool:
         return file.read(12)[8:] == DUCKDB_MAGIC
 
 
+def _open_cleanly(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invocation) -> None:
+    """Raise WarehouseError naming the file unless it attaches read-only and its catalog reads."""
+    try:
+        attach(con, path, read_only=True, invocation=invocation)
+        con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'warehouse'").fetchall()
+    except WarehouseError as exc:
+        if "locked" in str(exc):
+            raise
+        raise WarehouseError(f"{path}: the warehouse file is damaged and was left as it is: "
+                             f"{str(exc).split(': ', 1)[-1]}") from None
+    except duckdb.Error as exc:
+        raise WarehouseError(f"{path}: the warehouse file is damaged and was left as it is: "
+                             f"{str(exc).splitlines()[0]}") from None
+    finally:
+        con.execute("USE memory")
+        if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
+            con.execute("DETACH warehouse")
+
+
 def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> None:
     """Attach the warehouse file to ``con`` as its default database.
 
     Working through ATTACH lets a load stage and validate its input in memory
     first and touch the file only once the input is known to be good.
     """
+    if str(path).startswith(":memory:"):
+        # DuckDB's name for a database in memory: a load into it would succeed and keep nothing
+        raise UsageError(f"{path}: an in-memory database keeps nothing once evalwh ends; the warehouse is a file "
+                         "(--db names it)")
     if path.is_file() and not is_duckdb_file(path):
         # DuckDB would attach an existing .csv or .parquet file as an empty in-memory database, and
         # a load into it would report success and keep nothing
         raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
+    if path.is_file() and not read_only:
+        # opened for writing, a damaged file may be written to before DuckDB finds the damage: it is first
+        # opened read-only, and left untouched if it does not open cleanly
+        _open_cleanly(con, path, invocation)
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
     deadline = time.monotonic() + invocation.wait
@@ -58,7 +89,7 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
             break
         except duckdb.Error as exc:
             message = str(exc).splitlines()[0]
-            if "lock" not in message.lower():
+            if not re.search(r"\block\b", message, re.IGNORECASE):  # not "block", as in a damaged block
                 raise WarehouseError(f"{path}: cannot open the warehouse: {message}") from exc
             if time.monotonic() >= deadline:
                 waited = f" (waited {invocation.wait:g} s; --wait sets how long)" if invocation.wait else ""
@@ -91,9 +122,13 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute("ROLLBACK")
         raise
 
-def limit_memory(con: duckdb.DuckDBPyConnection) -> None:
-    """Cap DuckDB's memory at VIEWS_MEMORY_LIMIT for the rest of the connection."""
-    con.execute(f"SET memory_limit = {sql_literal(VIEWS_MEMORY_LIMIT)}")
+def limit_memory(con: duckdb.DuckDBPyConnection, limit: str = VIEWS_MEMORY_LIMIT) -> None:
+    """Cap DuckDB's memory at ``limit`` for the rest of the connection (a size DuckDB reads: "500MB")."""
+    try:
+        con.execute(f"SET memory_limit = {sql_literal(limit)}")
+    except duckdb.Error as exc:
+        raise UsageError(f"memory limit {limit!r}: {str(exc).splitlines()[0]} (give a size such as 500MB or 2GB)") \
+            from None
 
 
 def connect(

@@ -11,11 +11,26 @@ import duckdb
 from evalwh.errors import UsageError
 from evalwh.vocabulary import LATEST
 
+# export writes each run into a directory named run_id=<id>, every byte of the id but ASCII letters and digits
+# escaped as %XX: the name must fit a file system's 255 bytes with room to spare
+MAX_RUN_NAME_ESCAPED = 200
+
+
+def escaped_length(name: str) -> int:
+    """The length of ``name`` in an exported partition's directory name: 1 for an ASCII letter or digit,
+    3 for every UTF-8 byte of any other character."""
+    return sum(1 if ch.isascii() and ch.isalnum() else 3 * len(ch.encode("utf-8", "surrogatepass")) for ch in name)
+
 
 def check_run_name(name: str) -> str:
-    """A run name is non-empty, is not the word ``latest`` and has no tab or newline."""
+    """A run name is non-empty, is not the word ``latest``, has no tab or newline, and is short enough
+    for every command (an exported run's directory name)."""
     if not name or name.strip() != name or any(ch in name for ch in "\t\r\n"):
         raise UsageError(f"invalid run name {name!r}: it must be non-empty, without surrounding spaces, tabs or newlines")
+    if escaped_length(name) > MAX_RUN_NAME_ESCAPED:
+        raise UsageError(f"run name of {len(name)} characters is too long: export writes it into a directory "
+                         f"name, where it may take {MAX_RUN_NAME_ESCAPED} bytes (an ASCII letter or digit 1, "
+                         "any other character 3 per UTF-8 byte)")
     if name == LATEST:
         raise UsageError(f"{LATEST!r} is reserved for the most recent run; choose another run name")
     return name
