@@ -9,8 +9,13 @@
 --   f1 per variant = 2 * common / (predicted tokens + reference tokens), common counted as a
 --   multiset; 0 when either side has no tokens (the method's rule, so a variant that
 --   normalises to nothing scores 0)
+-- lesson_exact_match and lesson_f1 are the retrieve-then-read lesson's best_reference_scores as
+-- its code computes them: every variant but an empty one is scored (a blank one too), and the
+-- prediction (the answer, or nothing for any other action) matches a variant exactly when their
+-- normal forms are identical, so an empty prediction matches a variant that normalises to
+-- nothing (EM 1, where exact_match says 0). NULL when the question lists no variant at all.
 WITH scored AS (
-    SELECT q.run_id, q.question_id, o.action, q.acceptable_tokens,
+    SELECT q.run_id, q.question_id, o.action, q.acceptable_tokens, array_length(q.acceptable_answers) AS answers,
            CASE WHEN o.action = 'answer' THEN r.answer_tokens ELSE CAST([] AS VARCHAR[]) END
                AS prediction
     FROM questions AS q
@@ -56,6 +61,7 @@ per_variant AS (
         v.run_id,
         v.question_id,
         CASE WHEN array_length(v.reference) > 0 AND v.reference = s.prediction THEN 1 ELSE 0 END AS em,
+        CASE WHEN v.reference = s.prediction THEN 1 ELSE 0 END AS lesson_em,
         CASE
             WHEN array_length(s.prediction) = 0 OR array_length(v.reference) = 0 THEN 0.0
             ELSE CAST(2 AS DOUBLE) * COALESCE(c.common, 0)
@@ -67,15 +73,18 @@ per_variant AS (
         ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.reference = v.reference
 ),
 best AS (
-    SELECT run_id, question_id, max(em) AS em, max(f1) AS f1
+    SELECT run_id, question_id, max(em) AS em, max(lesson_em) AS lesson_em, max(f1) AS f1
     FROM per_variant
     GROUP BY run_id, question_id
 )
 SELECT
     s.run_id,
     s.question_id,
-    CASE WHEN b.em IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0 ELSE b.em END   AS exact_match,
-    CASE WHEN b.f1 IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0.0 ELSE b.f1 END AS f1
+    -- a question whose variants are all blank has no acceptable answer: NULL (the lesson scores it)
+    CASE WHEN s.answers = 0 OR b.em IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0 ELSE b.em END AS exact_match,
+    CASE WHEN s.answers = 0 OR b.f1 IS NULL THEN NULL WHEN s.action <> 'answer' THEN 0.0 ELSE b.f1 END AS f1,
+    b.lesson_em                                                                                      AS lesson_exact_match,
+    b.f1                                                                                             AS lesson_f1
 FROM scored AS s
 LEFT JOIN best AS b
     ON b.run_id = s.run_id AND b.question_id = s.question_id

@@ -2,8 +2,8 @@
 --   rightly  refused a question that expects a refusal
 --   wrongly  refused an answerable question (expected answer or flag_premise)
 --   missed   did not refuse a question that expects a refusal
---   phrase_misuse  a structured answer that is the refusal phrase while its refused flag is not
---                  set: the phrase used without refusing
+--   phrase_misuse  a structured answer that is the refusal phrase (stripped as Python's
+--                  str.strip() does) while its refused flag is not set: the phrase used without refusing
 --   *_ids    the question ids of each, sorted
 WITH uses AS (
     SELECT
@@ -15,10 +15,11 @@ WITH uses AS (
             WHEN q.expected = 'refuse' THEN 'missed'
         END AS use,
         s.reader_format = 'structured' AND NOT coalesce(o.refused, FALSE)
-            AND trim(o.answer) = s.refusal_phrase AS phrase_misuse
+            AND trim(o.answer, w.chars) = s.refusal_phrase AS phrase_misuse
     FROM reader_outputs AS o
     JOIN questions AS q ON q.run_id = o.run_id AND q.question_id = o.question_id
     JOIN run_settings AS s ON s.run_id = o.run_id
+    CROSS JOIN python_white_space AS w
 )
 SELECT
     run_id,

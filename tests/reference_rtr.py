@@ -87,21 +87,64 @@ def exact_match(prediction: str, reference: str) -> int:
 
 
 STRICT = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
+# Unicode's White_Space property (PropList.txt), what stringr's str_trim (stri_trim_both) removes
+WHITE_SPACE = {*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F,
+               0x205F, 0x3000}
+
+
+def icu_space(ch: str) -> bool:
+    r"""ICU's regex \s: [\t\n\f\r\p{Z}]."""
+    return ch in "\t\n\f\r" or unicodedata.category(ch).startswith("Z")
+
+
+def str_trim(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and ord(text[start]) in WHITE_SPACE:
+        start += 1
+    while end > start and ord(text[end - 1]) in WHITE_SPACE:
+        end -= 1
+    return text[start:end]
+
+
+def str_squish(text: str) -> str:
+    r"""str_replace_all(text, "\\s+", " ") then str_trim."""
+    out, in_run = [], False
+    for ch in text:
+        if icu_space(ch):
+            if not in_run:
+                out.append(" ")
+            in_run = True
+        else:
+            out.append(ch)
+            in_run = False
+    return str_trim("".join(out))
+
+
+def str_split_sources(text: str) -> list[str]:
+    r"""str_split(text, "\\s*,\\s*"): split at each comma with the ICU white space around it, every
+    item kept (empty ones too)."""
+    items = text.split(",")
+    for n in range(len(items)):
+        if n > 0:
+            while items[n] and icu_space(items[n][0]):
+                items[n] = items[n][1:]
+        if n < len(items) - 1:
+            while items[n] and icu_space(items[n][-1]):
+                items[n] = items[n][:-1]
+    return items
 
 
 def parse(output: str) -> tuple[bool, str | None, list[str]]:
-    """The method's regex over the stripped output; the answer squished and non-empty; sources split on
-    commas, trimmed, empty items dropped; 'none' in any case alone means no sources."""
-    m = STRICT.match(output.strip())
-    if not m:
+    """The lesson's parse_reader_output: str_match of STRICT over str_trim(output); the answer and the
+    sources str_squish-ed; sources 'none' (any case) are none, else str_split at commas, empty items kept."""
+    m = STRICT.match(str_trim(output))
+    if not m or m.end() != len(str_trim(output)):
         return False, None, []
-    answer = " ".join(m.group(1).split())
-    if answer == "":
-        return False, None, []
-    sources_text = m.group(2).strip()
+    answer = str_squish(m.group(1))
+    sources_text = str_squish(m.group(2))
     if sources_text.lower() == "none":
         return True, answer, []
-    return True, answer, [part.strip() for part in sources_text.split(",") if part.strip()]
+    return True, answer, str_split_sources(sources_text)
 
 
 def first_sentence(text: str) -> str:
@@ -118,6 +161,13 @@ class Question:
     expected: str
     gold_chunk: str | None = None
     acceptable: list[str] = field(default_factory=list)
+    # the acceptable_answers text split on "|" as the lesson's questions table holds it (None: the
+    # acceptable answers themselves, joined by "|")
+    raw_variants: list[str] | None = None
+
+    def lesson_variants(self) -> list[str]:
+        """The lesson's variants[nzchar(variants)]: only the empty ones dropped."""
+        return [v for v in (self.raw_variants if self.raw_variants is not None else self.acceptable) if v != ""]
 
 
 @dataclass
@@ -161,6 +211,15 @@ class RetrieveRead:
         scored.sort(key=lambda x: (-round(x[1], 12), x[0]))
         return scored[: self.top_k]
 
+    def full_rank(self, q: Question) -> int | None:
+        """The lesson's gold_rank: the gold chunk's display_rank in the ranking of every chunk (score
+        descending, then id), which only a score above 0 has."""
+        if q.gold_chunk is None:
+            return None
+        everything = sorted(self.scores(q.text).items(), key=lambda x: (-round(x[1], 12), x[0]))
+        ranks = {cid: n + 1 for n, (cid, s) in enumerate(everything) if s > 0}
+        return ranks.get(q.gold_chunk)
+
     def retrieved_ids(self, q: Question) -> list[str]:
         if self.retrieved_file is not None:
             return self.retrieved_file.get(q.qid, [])
@@ -202,13 +261,28 @@ class RetrieveRead:
             return 0, 0.0
         return max(exact_match(answer, a) for a in q.acceptable), max(f1(answer, a) for a in q.acceptable)
 
-    def baseline_contains(self, q: Question) -> bool:
-        """The first sentence of the rank-1 chunk contains a normalised acceptable answer as a substring."""
+    def lesson_em_f1(self, q: Question) -> tuple[int, float] | None:
+        """The lesson's best_reference_scores of answer_for_reference_score (the parsed answer of an answer
+        action, else ""): EM 1 when the normal forms are identical (both empty too), F1 its answer_f1."""
+        variants = q.lesson_variants()
+        if not variants:
+            return None
+        ok, answer, _ = parse(self.responses[q.qid])
+        prediction = answer if ok and answer is not None and self.action(q.qid) == "answer" else ""
+        return (max(int(normalize_answer(prediction) == normalize_answer(v)) for v in variants),
+                max(f1(prediction, v) for v in variants))
+
+    def baseline_contains(self, q: Question) -> bool | None:
+        """The lesson's contains_acceptable_answer: for a question that expects an answer, whether the first
+        sentence of the rank-1 chunk contains a normalised acceptable answer (one normalising to nothing is
+        contained nowhere: str_detect of an empty pattern gives NA); NA (None) for the other questions."""
+        if q.expected != "answer":
+            return None
         ids = self.retrieved_ids(q)
         if not ids:
             return False
         sentence = normalize_answer(first_sentence(self.chunks[ids[0]]))
-        return any(normalize_answer(a) in sentence for a in q.acceptable)
+        return any(normalize_answer(a) != "" and normalize_answer(a) in sentence for a in q.acceptable)
 
     def screen(self, q: Question) -> list[str]:
         ok, answer, sources = parse(self.responses[q.qid])

@@ -125,8 +125,9 @@ def test_refusal_phrase_right_wrong_and_missed(db: Path, tmp_path: Path, reader_
     ])
     def out(text: str, sources: str = "none") -> str:
         return f"Answer: {text}\nSources: {sources}" if reader_format == "two_line" else text
+    refusal = "NOT IN HANDBOOK" if reader_format == "two_line" else PHRASE  # the lesson's parser: the marker
     write_table(folder / "responses.csv", ["question_id", "output"], [
-        ["a1", out(PHRASE)], ["a2", out("Within 30 days [1].", "k1")], ["u1", out(PHRASE)], ["u2", out("Park anywhere.")],
+        ["a1", out(refusal)], ["a2", out("Within 30 days [1].", "k1")], ["u1", out(refusal)], ["u2", out("Park anywhere.")],
     ])
     (folder / "run.toml").write_text(f'[reader]\nformat = "{reader_format}"\n', encoding="utf-8")
     load_run(db, folder, run="r")
@@ -134,6 +135,32 @@ def test_refusal_phrase_right_wrong_and_missed(db: Path, tmp_path: Path, reader_
         (1, 1, 1, ["u1"], ["a1"], ["u2"])]
     metrics = dict(rows(db, "SELECT metric, value FROM run_metrics_long"))
     assert (metrics["refusals_wrong"], metrics["refusals_missed"]) == (1, 1)
+
+
+def test_the_refusal_phrase_is_compared_after_python_strip(db: Path, tmp_path: Path) -> None:
+    """A bracket answer is the phrase when str.strip() leaves exactly the phrase: tab, newline, carriage
+    return, NBSP and U+3000 around it are stripped; a zero-width space (no white space), a doubled inner
+    space or a changed letter are not the phrase. A two-line answer that is the phrase is an answer (the
+    lesson's parser refuses by the abstain marker only)."""
+    outputs = {
+        "s1": f"\t{PHRASE}\r\n", "s2": f"\u00a0{PHRASE}\u3000", "s3": f"\n \x1c{PHRASE}\x0b\x85",
+        "n1": f"{PHRASE}\u200b", "n2": PHRASE.replace("does not", "does  not"), "n3": PHRASE.lower(),
+    }
+    expected = {qid: ("refuse" if qid.startswith("s") else "answer") for qid in outputs}
+    assert expected == {qid: ("refuse" if out.strip() == PHRASE else "answer") for qid, out in outputs.items()}
+    folder = tmp_path / "b"
+    write_table(folder / "questions.csv", ["question_id", "question", "expected"], [[q, "?", "refuse"] for q in outputs])
+    write_table(folder / "responses.csv", ["question_id", "output"], [[q, o] for q, o in outputs.items()])
+    (folder / "run.toml").write_text('[reader]\nformat = "bracket"\n', encoding="utf-8")
+    load_run(db, folder, run="b")
+    assert rows(db, "SELECT chars FROM python_white_space") == [
+        ("".join(ch for ch in map(chr, range(0x110000)) if ch.isspace()),)]
+    assert dict(rows(db, "SELECT question_id, action FROM reader_outputs WHERE run_id = 'b'")) == expected
+    two = tmp_path / "t"
+    write_table(two / "questions.csv", ["question_id", "question", "expected"], [["u1", "?", "refuse"]])
+    write_table(two / "responses.csv", ["question_id", "output"], [["u1", f"Answer: {PHRASE}\nSources: none"]])
+    load_run(db, two, run="t")
+    assert rows(db, "SELECT action FROM reader_outputs WHERE run_id = 't'") == [("answer",)]
 
 
 def test_custom_refusal_phrase(db: Path, tmp_path: Path) -> None:

@@ -64,9 +64,15 @@ PARSES = [
     ("Answer:14 days\nSources: h1", False, None, []),            # one space after the colon, required
     ("Answer: 14 days\nSources:h1", False, None, []),
     ("Answer: \nSources: h1", False, None, []),                  # an empty answer
-    ("Answer:    \nSources: h1", False, None, []),               # blank once squished
+    ("Answer:    \nSources: h1", True, "", ["h1"]),              # blank once squished: an empty answer, parsed
     ("Answer: NOT  IN\tHANDBOOK \nSources: none", True, "NOT IN HANDBOOK", []),  # squished
-    ("Answer: x\nSources: h1,,h2", True, "x", ["h1", "h2"]),     # empty items dropped
+    ("Answer: x\nSources: h1,,h2", True, "x", ["h1", "", "h2"]),  # empty items kept (str_split)
+    ("Answer: x\nSources: H1, , H2", True, "x", ["H1", "", "H2"]),
+    ("Answer: x\nSources: h1,", True, "x", ["h1", ""]),
+    ("\x1cAnswer: x\nSources: h1", False, None, []),            # U+001C is no White_Space: str_trim keeps it
+    ("Answer: x\nSources: h1\x1f", True, "x", ["h1\x1f"]),
+    ("\u3000Answer: x\x85y\nSources: h1\u2028", True, "x\x85y", ["h1"]),  # trimmed; U+0085 is no ICU \s
+    ("Answer: a\x0b\x0c b\nSources: h1", True, "a\x0b b", ["h1"]),  # \v is no ICU \s; \f and the space are
     ("Answer: x\nSources: None", True, "x", []),                 # none in any case means no sources
     ("Answer: x\nSources: NONE", True, "x", []),
     ("Answer: x\nSources: none, h1", True, "x", ["none", "h1"]),  # but only alone
@@ -80,7 +86,8 @@ def test_strict_parser_by_hand() -> None:
 
 
 pieces = st.sampled_from(["Answer:", "Answer: ", "Sources:", "Sources: ", "\n", "\r\n", "\r", "\u2028", " ", "  ",
-                          "x", "14 days", "h1", ",", ", ", "none", "None", "NOT IN HANDBOOK", "\t", "\x85"])
+                          "x", "14 days", "h1", ",", ", ", "none", "None", "NOT IN HANDBOOK", "\t", "\x85",
+                          "\x0b", "\x1c", "\x1f", "\u3000", "\xa0", "\u200b", " , "])
 
 
 @settings(max_examples=500, deadline=None)

@@ -145,8 +145,9 @@ NATIVE_SQUAD = ("SELECT native_squad_tokens(s), native_squad_normalize(s), nativ
 
 def squad_reference(text: str) -> tuple:
     kept = [v.strip() for v in text.split("|") if v.strip()]  # the method's acceptable answers
+    scored = [v for v in text.split("|") if v != ""]  # the lesson's variants[nzchar(variants)]: blank ones too
     return (normalize_answer(text).split(), normalize_answer(text), kept,
-            [normalize_answer(v).split() for v in kept], [normalize_answer(v) for v in kept])
+            [normalize_answer(v).split() for v in scored], [normalize_answer(v) for v in kept])
 
 
 def compare_squad(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[tuple[str, tuple, tuple]]:

@@ -66,15 +66,28 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
         assert gold_score == pair_score, qid
         expected_score = ref.scores(by_q[qid].text).get(by_q[qid].gold_chunk or "", 0.0)
         assert math.isclose(gold_score, expected_score, rel_tol=1e-9, abs_tol=1e-12), qid
+    full = rows(db, f"SELECT question_id, gold_rank, label FROM gold_ranks WHERE run_id = '{run}'")
+    assert sorted(full) == sorted(
+        (q.qid, ref.full_rank(q), "not applicable" if q.gold_chunk is None else
+         "not retrieved (all scores 0)" if ref.full_rank(q) is None else f"rank {ref.full_rank(q)}")
+        for q in ref.questions)
     recalls = rows(db, f"SELECT question_id, recall_at_k FROM retrieval_recall WHERE run_id = '{run}'")
     assert sorted(recalls) == sorted((q.qid, ref.recall(q)) for q in ref.questions)
     for qid, shared in rows(db, f"SELECT question_id, shared_words FROM gold_overlap WHERE run_id = '{run}'"):
         assert shared == ref.shared_words(by_q[qid]), qid
     for qid, action in rows(db, f"SELECT question_id, action FROM reader_outputs WHERE run_id = '{run}'"):
         assert action == ref.action(qid), qid
-    scores = rows(db, f"SELECT question_id, exact_match, f1 FROM answer_scores WHERE run_id = '{run}'")
+    scores = rows(db, f"SELECT question_id, exact_match, f1, lesson_exact_match, lesson_f1 FROM answer_scores "
+                      f"WHERE run_id = '{run}'")
     assert {s[0] for s in scores} == {q.qid for q in ref.questions if q.expected == "answer" and q.qid in ref.responses}
-    for qid, em, f1 in scores:
+    for qid, *lesson in [(s[0], s[3], s[4]) for s in scores]:
+        expected_lesson = ref.lesson_em_f1(by_q[qid])
+        if expected_lesson is None:
+            assert lesson == [None, None], qid
+        else:
+            assert lesson[0] == expected_lesson[0], qid
+            assert math.isclose(lesson[1], expected_lesson[1], rel_tol=1e-12, abs_tol=1e-12), qid
+    for qid, em, f1, *_ in scores:
         expected_em_f1 = ref.em_f1(by_q[qid])
         if expected_em_f1 is None:
             assert (em, f1) == (None, None), qid
@@ -85,6 +98,14 @@ def compare_with_reference(db: Path, ref: RetrieveRead, run: str) -> None:
         assert failed == ref.screen(by_q[qid]), qid
     baseline = dict(rows(db, f"SELECT question_id, contains_acceptable FROM extractive_baseline WHERE run_id = '{run}'"))
     assert baseline == {q.qid: ref.baseline_contains(q) for q in ref.questions if q.acceptable}
+    if ref.responses:  # the lesson's policy table: every question counts, a question without a response misses
+        policies = {p: (m, t) for p, m, t in rows(
+            db, f"SELECT policy, exact_matches, total FROM policy_baselines WHERE run_id = '{run}'")}
+        n = len(ref.questions)
+        assert policies == {
+            "observed": (sum(q.qid in ref.responses and ref.action(q.qid) == q.expected for q in ref.questions), n),
+            "always_answer": (sum(q.expected == "answer" for q in ref.questions), n),
+            "always_refuse": (sum(q.expected == "refuse" for q in ref.questions), n)}
 
 
 def test_handbook_views_follow_the_rules(db: Path) -> None:
@@ -95,6 +116,18 @@ def test_handbook_views_follow_the_rules(db: Path) -> None:
 def test_handbook_with_tfidf_follows_the_rules(db: Path) -> None:
     load_run(db, HANDBOOK, run="tfidf", overrides={"retriever": "tfidf", "top_k": 2})
     compare_with_reference(db, handbook_reference(retriever="tfidf", top_k=2), "tfidf")
+
+
+def test_the_gold_rank_below_the_top_k_is_kept_in_gold_ranks(db: Path) -> None:
+    """p2's gold, parking-1, shares one word with the question ("spaces"), as kitchen-2 does; equal scores
+    rank by chunk id, so kitchen-2 is first and parking-1 second. With a top 1 retrieval_eval says below
+    the top 1, and gold_ranks keeps rank 2, as the lesson's display_rank does."""
+    load_run(db, HANDBOOK, run="top1", overrides={"top_k": 1})
+    assert rows(db, "SELECT gold_rank, recall_at_k, label FROM retrieval_eval WHERE question_id = 'p2'") == [
+        (None, 0, "not retrieved (below the top 1)")]
+    assert rows(db, "SELECT gold_rank, gold_score, label FROM gold_ranks WHERE question_id IN ('p2', 'q3', 'u1') "
+                    "ORDER BY question_id") == [
+        (2, 1.0, "rank 2"), (None, 0.0, "not retrieved (all scores 0)"), (None, 0.0, "not applicable")]
 
 
 def test_handbook_hand_computed_values(db: Path) -> None:
@@ -161,8 +194,9 @@ def rtr_datasets(draw: st.DrawFn) -> RetrieveRead:
         qid = f"q{n}"
         expected = draw(st.sampled_from(["answer", "refuse", "flag_premise"]))
         gold = draw(st.none() | st.sampled_from(ids))
-        acceptable = draw(st.lists(sentence, max_size=2))
-        questions.append(Question(qid, draw(sentence), expected, gold, [a for a in acceptable if a.strip()]))
+        acceptable = draw(st.lists(sentence | st.sampled_from(["", " ", "\t", "the", "--"]), max_size=3))
+        questions.append(Question(qid, draw(sentence), expected, gold, [a.strip() for a in acceptable if a.strip()],
+                                  acceptable))
         if draw(st.booleans()):
             sources = draw(st.lists(st.sampled_from(ids + ["nope"]), max_size=2))
             answer = draw(st.sampled_from(["NOT IN HANDBOOK", "PREMISE NOT SUPPORTED x", ""])) + " " + draw(sentence)
@@ -183,7 +217,8 @@ def test_generated_runs_follow_the_rules(ref: RetrieveRead) -> None:
         folder = Path(tmp) / "run"
         write_table(folder / "chunks.csv", ["chunk_id", "text"], [[k, v] for k, v in ref.chunks.items()])
         write_table(folder / "questions.jsonl", ["question_id", "question", "expected", "gold_chunk_id", "acceptable_answers"],
-                    [[q.qid, q.text, q.expected, q.gold_chunk, "|".join(q.acceptable)] for q in ref.questions])
+                    [[q.qid, q.text, q.expected, q.gold_chunk, "|".join(q.raw_variants or q.acceptable)]
+                     for q in ref.questions])
         if ref.responses:
             write_table(folder / "responses.csv", ["question_id", "output"], [[k, v] for k, v in ref.responses.items()])
         stop = "".join(f'"{w}", ' for w in sorted(ref.stop))

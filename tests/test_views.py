@@ -71,10 +71,10 @@ def test_every_model_has_an_expected_csv_or_a_reference_test() -> None:
         "run_settings", "tfidf_units", "tfidf_scores", "retriever_scores", "builtin_retrieval", "retrieval_ranked", "retrieval_eval",
         "retrieval_recall",
         "gold_overlap", "reader_outputs", "answer_scores", "support_screen", "extractive_baseline",
-        "action_confusion", "policy_baselines", "question_outcomes",
+        "action_confusion", "policy_baselines", "question_outcomes", "gold_ranks",
         # test_axes: the notes' seeds, their functions and hand-computed grades
         "case_scores", "case_score_summary", "answer_sentences", "answer_citation_check", "refusal_use",
-        "grader_agreement",
+        "grader_agreement", "python_white_space",
         # test_logs: sample logs of every format joined with the chapter-3 run
         "log_citation_health", "log_request_scores", "log_refusal_replay", "log_chunk_coverage", "log_daily",
         "log_metrics",

@@ -16,6 +16,8 @@ its Spark output would mean something else, this dialect writes it differently:
 - ``json_first_map(json)``, the log import's macro (a JSON object as a MAP, a key written twice with
   its first value), becomes ``FROM_JSON(json, 'MAP<STRING, STRING>')``: Spark refuses an object
   with a key written twice (its default ``spark.sql.mapKeyDedupPolicy``).
+- ``chr(n)`` of a literal code point becomes that character as a string literal: Spark's ``CHR``
+  takes ``n`` modulo 256 (``chr(12288)``, an ideographic space, would be ``chr(0)``).
 - ``json_valid(text)``, which Spark lacks, becomes ``TRY_PARSE_JSON(text) IS NOT NULL`` (false,
   not NULL, for a NULL text: use it in conditions).
 - ``make_timestamp(microseconds)`` becomes ``TIMESTAMPADD(MICROSECOND, n, TIMESTAMP_NTZ '1970-01-01
@@ -120,6 +122,13 @@ def _anonymous(generator: SparkGenerator, expression: exp.Anonymous) -> str:
     return generator.anonymous_sql(expression)
 
 
+def _chr(generator: SparkGenerator, expression: exp.Chr) -> str:
+    (code,) = expression.expressions
+    if isinstance(code, exp.Literal) and not code.is_string:
+        return generator.sql(exp.Literal.string(chr(int(code.this))))
+    return generator.func("CHR", code)
+
+
 def _json_object(generator: SparkGenerator, expression: exp.JSONObject) -> str:
     fields: list[exp.Expr] = []
     for pair in expression.expressions:
@@ -140,7 +149,7 @@ class EvalwhSpark(Spark):
 
     class Generator(SparkGenerator):
         TRANSFORMS = {**SparkGenerator.TRANSFORMS, exp.Bracket: _bracket, exp.Anonymous: _anonymous,
-                      exp.JSONObject: _json_object, exp.TimeToStr: _time_to_str,
+                      exp.JSONObject: _json_object, exp.Chr: _chr, exp.TimeToStr: _time_to_str,
                       exp.UnixToTime: _unix_to_time, exp.Cast: _cast}
 
 

@@ -114,7 +114,9 @@ def macro_definitions() -> dict[str, str]:
             f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: trim(v, {sql_literal(spaces)})), "
             "lambda v: v <> '')"
         ),
-        "native_squad_variants": "(t) AS list_transform(native_variants(t), lambda v: native_squad_tokens(v))",
+        # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept)
+        "native_squad_variants": "(t) AS list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), "
+                                 "lambda v: native_squad_tokens(v))",
         "native_squad_variant_norms": "(t) AS list_transform(native_variants(t), lambda v: native_squad_normalize(v))",
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such

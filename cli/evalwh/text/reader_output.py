@@ -1,9 +1,9 @@
 """Strict parsing of a reader's two-line output, run once per response at load time.
 
-After trimming, an output must be exactly ``Answer: <text>`` then
-``Sources: <ids>``; anything else is a parse failure and the output is kept as
-it was. The views decide the action (answer, refuse, flag_premise) from the
-parsed answer and the run's markers.
+The retrieve-then-read lesson's ``parse_reader_output`` (R, stringr) is the reference: after
+``str_trim``, an output must be exactly ``Answer: <text>`` then ``Sources: <ids>``; anything
+else is a parse failure and the output is kept as it was. The views decide the action
+(answer, refuse, flag_premise) from the parsed answer and the run's markers.
 """
 
 from __future__ import annotations
@@ -20,29 +20,38 @@ from evalwh.text.textnorm import numbers
 MARKER = re.compile(r"\[(\d+)\]")
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 # the method's strict form of a trimmed output: one space after each colon; \n or \r\n between the lines
-TWO_LINES = re.compile(r"^Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)$")
+TWO_LINES = re.compile(r"Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)")
 NO_SOURCES = "none"
+# what stringr's str_trim removes: the Unicode White_Space characters (Python's str.isspace() less the
+# separators U+001C..U+001F, which are no White_Space)
+WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+# what str_squish and str_split's "\\s" match: ICU's \s, [\t\n\f\r\p{Z}] (no \v, no U+0085)
+ICU_SPACE = "\t\n\x0c\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+ICU_SPACE_RUN = re.compile(f"[{ICU_SPACE}]+")
+SOURCE_SEPARATOR = re.compile(f"[{ICU_SPACE}]*,[{ICU_SPACE}]*")
+
+
+def squish(text: str) -> str:
+    """stringr's str_squish: each run of ICU white space made one space, then White_Space trimmed."""
+    return ICU_SPACE_RUN.sub(" ", text).strip(WHITE_SPACE)
 
 
 def parse_output(output: str) -> dict[str, object]:
     """``{"parse_ok", "answer", "sources"}``; a failure has parse_ok False, answer None and no sources.
 
-    The output, stripped, must match TWO_LINES. The answer is squished (runs of white space to one
-    space, trimmed) and must not be empty. Sources split on commas, each trimmed, empty items dropped;
-    ``none`` in any case, alone, means no sources.
+    As the lesson's parser: the output, trimmed of White_Space (str_trim), must match TWO_LINES whole.
+    The answer is squished (str_squish), and may be empty once squished. The sources are squished;
+    ``none`` in any case, alone, means no sources; otherwise they split at commas with the white space
+    around them, every item kept (``H1, , H2`` lists an empty id, which no cited check passes).
     """
-    failure: dict[str, object] = {"parse_ok": False, "answer": None, "sources": []}
-    match = TWO_LINES.match(output.strip())
+    match = TWO_LINES.fullmatch(output.strip(WHITE_SPACE))
     if match is None:
-        return failure
-    answer = " ".join(match.group(1).split())
-    if not answer:
-        return failure
-    listed = match.group(2).strip()
+        return {"parse_ok": False, "answer": None, "sources": []}
+    answer = squish(match.group(1))
+    listed = squish(match.group(2))
     if listed.lower() == NO_SOURCES:
         return {"parse_ok": True, "answer": answer, "sources": []}
-    sources = [item.strip() for item in listed.split(",") if item.strip()]
-    return {"parse_ok": True, "answer": answer, "sources": sources}
+    return {"parse_ok": True, "answer": answer, "sources": SOURCE_SEPARATOR.split(listed)}
 
 
 def answer_numbers(answer: str | None, sources: list[str] | None) -> list[str]:
