@@ -170,9 +170,11 @@ DUCKDB_FLOOR = r'''
 import json, os, sys
 import duckdb
 from evalwh.text.nativetext import register_native_macros
+from evalwh.text.textnorm import register_udfs
 folder, db = sys.argv[1], sys.argv[2]
 con = duckdb.connect(db)
 con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout, which carries this side's result
+register_udfs(con)  # the macros' fallbacks for a capital sigma, which Python lower-cases by its context
 register_native_macros(con)
 con.execute(f"""CREATE TABLE chunks AS SELECT chunk_id, text, native_join(native_words(text)) AS text_norm
     FROM read_csv('{folder}/chunks.csv', all_varchar=true)""")

@@ -439,7 +439,7 @@ CASES: list[Case] = [
     Case("UTF-16 log", lambda s: log_file(s, "a.jsonl", [request().encode("utf-16")]), "a.jsonl: the file is UTF-16"),
     Case("log format not recognised", lambda s: log_file(s, "a.jsonl", ['{"hello": 1}']),
          "a.jsonl: cannot tell the log format from its first record"),
-    # --- found by an independent battery: numbers, compression, JSON, names, places ---
+    # --- numbers in other scripts, damaged compression, JSON, names, places ---
     Case("thresholds with an underscore", lambda s: chapter(s, lambda d: None, "--thresholds", "1_0"),
          "--thresholds takes whole numbers separated by commas, not '1_0'"),
     Case("thresholds in Arabic-Indic digits", lambda s: chapter(s, lambda d: None, "--thresholds", "\u0661,\u0662"),

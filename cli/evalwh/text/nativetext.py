@@ -132,6 +132,7 @@ def macro_definitions() -> dict[str, str]:
 
 
 def register_native_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Define the native text macros as temporary macros of ``con`` (the loading connection)."""
+    """Define the native text macros as temporary macros of ``con`` (the loading connection), which must
+    have the Python UDFs the macros fall back to for a capital sigma (evalwh.text.textnorm.register_udfs)."""
     for name, body in macro_definitions().items():
         con.execute(f"CREATE OR REPLACE TEMP MACRO {name}{body}")
