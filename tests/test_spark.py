@@ -14,7 +14,7 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -299,32 +299,42 @@ OTLP_RECORDS = [
 ])
 def test_log_import_on_spark_gives_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, samples: list[str],
                                                 records: list[dict[str, Any]]) -> None:
-    from evalwh.spark.logs import LOG_TABLES
-    from evalwh.spark.logs import import_logs as spark_import
-
     log = tmp_path / "more.jsonl"
     log.write_text(json.dumps(records[0]) + "\n\n" + "\n".join(json.dumps(r) for r in records[1:]) + "\n",
                    encoding="utf-8")
     logs = [*(LOGS_DIR / sample for sample in samples), log]
     db = tmp_path / "logs.duckdb"
     assert import_logs(db, logs, fmt).rejects == 0
+    # RAGAS samples cite nothing
+    assert_spark_import_gives(spark, db, logs, fmt, instants_in_json=False,
+                              may_be_empty=lambda table: (fmt, table) == ("ragas", "log_citations"))
+
+
+def assert_spark_import_gives(spark: Any, db: Path, logs: list[Path], fmt: str, instants_in_json: bool,
+                              may_be_empty: Callable[[str], bool]) -> None:
+    """Spark's import of ``logs`` (a fresh session's log tables) gives every log table of the DuckDB
+    warehouse ``db`` row for row; JSON columns compared parsed, their timestamp texts as instants if asked."""
+    from evalwh.spark.logs import LOG_TABLES
+    from evalwh.spark.logs import import_logs as spark_import
+
     for table in LOG_TABLES:
         spark.catalog.dropTempView(table)
     batch = spark_import(spark, logs, fmt)
     con = duckdb.connect(str(db), read_only=True)
-
-    def parsed(columns: list[str], record: Any) -> tuple[Any, ...]:
-        return tuple(json.loads(v) if c in ("raw", "metadata", "location") and isinstance(v, str) else v
-                     for c, v in zip(columns, record, strict=True))
-
     assert batch["log_rejects"].count() == 0
     for table in LOG_TABLES:
         frame = batch[table]
         columns = [c for c in frame.columns if c != "log_batch_id"]
         expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
         actual = frame.select(*columns).collect()
-        assert rows_of([parsed(columns, r) for r in actual]) == rows_of([parsed(columns, r) for r in expected]), table
-        assert expected or (fmt, table) == ("ragas", "log_citations"), table  # RAGAS samples cite nothing
+
+        def parsed(record: Any, columns: list[str] = columns) -> tuple[Any, ...]:
+            return tuple((instants(json.loads(v)) if instants_in_json else json.loads(v))
+                         if c in ("raw", "metadata", "location") and isinstance(v, str) else v
+                         for c, v in zip(columns, record, strict=True))
+
+        assert rows_of([parsed(r) for r in actual]) == rows_of([parsed(r) for r in expected]), table
+        assert expected or may_be_empty(table), table
         print(f"{fmt} {table:16} {len(expected):3} rows  equal")
     con.close()
 
@@ -346,30 +356,12 @@ PRODUCER_IMPORTS = [
 @pytest.mark.parametrize("fmt,files", PRODUCER_IMPORTS, ids=lambda v: v if isinstance(v, str) else "+".join(v))
 def test_producer_logs_on_spark_give_duckdbs_rows(spark: Any, tmp_path: Path, fmt: str, files: list[str]) -> None:
     """Every log the producers' own libraries wrote (test_log_producers.py) imports on Spark as on DuckDB."""
-    from evalwh.spark.logs import LOG_TABLES
-    from evalwh.spark.logs import import_logs as spark_import
 
     logs = [PRODUCERS_DIR / name for name in files]
     db = tmp_path / "logs.duckdb"
     assert import_logs(db, logs, fmt).requests > 0
-    for table in LOG_TABLES:
-        spark.catalog.dropTempView(table)
-    batch = spark_import(spark, logs, fmt)
-    con = duckdb.connect(str(db), read_only=True)
-    assert batch["log_rejects"].count() == 0
-    for table in LOG_TABLES:
-        frame = batch[table]
-        columns = [c for c in frame.columns if c != "log_batch_id"]
-        expected = con.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
-        actual = frame.select(*columns).collect()
-
-        def parsed(record: Any, columns: list[str] = columns) -> tuple[Any, ...]:
-            return tuple(instants(json.loads(v)) if c in ("raw", "metadata", "location") and isinstance(v, str) else v
-                         for c, v in zip(columns, record, strict=True))
-
-        assert rows_of([parsed(r) for r in actual]) == rows_of([parsed(r) for r in expected]), table
-        assert expected or table == "log_citations", table
-    con.close()
+    assert_spark_import_gives(spark, db, logs, fmt, instants_in_json=True,
+                              may_be_empty=lambda table: table == "log_citations")
 
 
 def test_a_second_spark_import_of_the_same_log_adds_nothing(spark: Any) -> None:

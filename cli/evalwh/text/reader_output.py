@@ -22,11 +22,13 @@ SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 # the method's strict form of a trimmed output: one space after each colon; \n or \r\n between the lines
 TWO_LINES = re.compile(r"Answer: ([^\r\n]+)\r?\nSources: ([^\r\n]+)")
 NO_SOURCES = "none"
-# what stringr's str_trim removes: the Unicode White_Space characters (Python's str.isspace() less the
-# separators U+001C..U+001F, which are no White_Space)
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+# the separators of Unicode's category Z (Zs, Zl, Zp)
+SEPARATORS = " \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 # what str_squish and str_split's "\\s" match: ICU's \s, [\t\n\f\r\p{Z}] (no \v, no U+0085)
-ICU_SPACE = "\t\n\x0c\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+ICU_SPACE = "\t\n\x0c\r" + SEPARATORS
+# what stringr's str_trim removes: the Unicode White_Space characters, ICU's \s and \v and U+0085
+# (Python's str.isspace() less the separators U+001C..U+001F, which are no White_Space)
+WHITE_SPACE = ICU_SPACE + "\x0b\x85"
 ICU_SPACE_RUN = re.compile(f"[{ICU_SPACE}]+")
 SOURCE_SEPARATOR = re.compile(f"[{ICU_SPACE}]*,[{ICU_SPACE}]*")
 
