@@ -439,7 +439,7 @@ def test_report_format_follows_the_extension(cli, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["metrics", "--bogus"], "No such option: --bogus (see 'evalwh metrics --help')"),
-    (["metrics", "-f", "xml"], "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', "
+    (["metrics", "-f", "xml"], "Invalid value for '--format' / '-f': 'xml' is not one of 'table', "
                                "'csv', 'json', 'tsv', 'parquet'. (see 'evalwh metrics --help')"),
     (["statuss"], "No such command 'statuss'. Did you mean 'status'? (see 'evalwh --help')"),
     (["load"], "Missing argument 'DIR|FILE'. (see 'evalwh load --help')"),

@@ -63,3 +63,18 @@ def test_a_bare_command_imports_neither_numpy_nor_duckdb_nor_the_library(argv: l
     assert done.stdout.startswith("evalwh 0.1.0 (duckdb ") if argv == ["--version"] else "Usage: evalwh" in done.stdout
     if argv == ["load", "--help"]:
         assert "--score-thresholds" in done.stdout
+
+
+def test_runs_on_a_warehouse_imports_neither_numpy_nor_pydantic_nor_the_report(tmp_path: Path) -> None:
+    """A command that reads the warehouse needs DuckDB and Rich's table, nothing heavier."""
+    subprocess.run([sys.executable, "-m", "evalwh", "--db", "wh.duckdb", "-q", "seed"], cwd=tmp_path, check=True,
+                   capture_output=True)
+    code = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', '--db', 'wh.duckdb', 'runs']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'pydantic', 'jinja2', 'pyarrow', 'pandas')} | {m for m in sys.modules if m.startswith("
+            "('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles', 'evalwh.loader', 'evalwh.logs'))})\n"
+            "print('loaded:', heavy, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.stderr.strip().splitlines()[-1] == "loaded: []", done.stderr
+    assert "chapter3" in done.stdout

@@ -1,5 +1,5 @@
-"""The Typer internals evalwh's display shims patch or override exist and are ours, so a Typer release
-that renames them fails here, not silently in `import evalwh.app`."""
+"""The Typer internals evalwh's command group overrides exist and are ours, so a Typer release that
+renames them fails here, not silently in `import evalwh.app`."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ import subprocess
 import sys
 
 from typer._click.exceptions import ClickException, NoArgsIsHelpError
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperGroup
 
 from evalwh.app import argv
 
 
-def test_the_patched_typer_attributes_exist_and_are_ours() -> None:
-    assert callable(argv._display_type_rich)  # Typer's own, kept for options that take a value
-    assert TyperOption.display_type_rich is argv._flags_show_no_type
+def test_the_overridden_typer_methods_exist_and_are_ours() -> None:
     # the group catches Click's errors where Typer's parsing raises them
     assert issubclass(NoArgsIsHelpError, ClickException)
     for method in ("make_context", "invoke", "parse_args"):

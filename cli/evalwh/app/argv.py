@@ -1,10 +1,9 @@
-"""Argv handling and Typer's display shims: global options may follow the command; errors are one line.
+"""Argv handling: global options may follow the command; a command-line error is one line.
 
 ``evalwh --db x.duckdb runs`` and ``evalwh runs --db x.duckdb`` mean the same: the
 command group moves the global options it finds after the command to the front
-before Click parses the line (``evalwh.app.options.GlobalOptions`` holds what they say). Help lists flags without the
-``<bool>`` type Typer would print for them (they take no value), and an error of the
-command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
+before Click parses the line (``evalwh.app.options.GlobalOptions`` holds what they say). An error
+of the command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
 every other error, not Typer's framed panel.
 """
 
@@ -15,7 +14,7 @@ from typing import Any
 
 import typer
 from typer._click.exceptions import ClickException, NoArgsIsHelpError
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperGroup
 
 from evalwh.errors import one_line
 
@@ -81,17 +80,6 @@ class GlobalOptionsGroup(TyperGroup):
             return super().invoke(ctx)
         except ClickException as error:
             raise _usage_exit(error) from None
-
-
-def _flags_show_no_type(option: TyperOption, ctx: typer.Context) -> str | None:
-    """Help lists a flag (``--replace``) without a ``<bool>`` value it does not take."""
-    if option.is_flag:
-        return None
-    return _display_type_rich(option, ctx)
-
-
-_display_type_rich = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flags_show_no_type  # type: ignore[method-assign,assignment]  # tests/test_typer_shims.py
 
 
 def one_line_error(error: ClickException) -> str:
