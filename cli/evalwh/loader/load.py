@@ -271,13 +271,14 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
                s.gold, native_join(native_words(s.gold)) AS gold_norm, native_words(s.question) AS question_words,
                CASE WHEN $tokenizer = 'unicode' THEN native_uterms(s.question) ELSE native_words(s.question) END
                    AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
-               native_variants(s.acceptable) AS acceptable_answers, native_squad_variants(s.acceptable) AS acceptable_tokens,
-               native_squad_variant_norms(s.acceptable) AS acceptable_norms
-        FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
-                     coalesce({_opt(questions, 'gold')}, '') AS gold,
-                     {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
-                     coalesce({_opt(questions, 'acceptable_answers')}, '') AS acceptable
-              FROM {questions.table} AS s) AS s
+               native_variants(s.acceptable) AS acceptable_answers, s.acceptable_tokens,
+               native_squad_variant_norms_given(s.acceptable, s.acceptable_tokens) AS acceptable_norms
+        FROM (SELECT *, native_squad_variants(acceptable) AS acceptable_tokens
+              FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
+                           coalesce({_opt(questions, 'gold')}, '') AS gold,
+                           {_opt(questions, 'gold_chunk_id')} AS gold_chunk_id,
+                           coalesce({_opt(questions, 'acceptable_answers')}, '') AS acceptable
+                    FROM {questions.table} AS s)) AS s
         ORDER BY s.row_no""",
         params,
     )

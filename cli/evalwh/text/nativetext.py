@@ -118,6 +118,12 @@ def macro_definitions() -> dict[str, str]:
         "native_squad_variants": "(t) AS list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), "
                                  "lambda v: native_squad_tokens(v))",
         "native_squad_variant_norms": "(t) AS list_transform(native_variants(t), lambda v: native_squad_normalize(v))",
+        # squad_variant_norms(t) given k = squad_variants(t): stripping a variant changes none of its tokens, so the
+        # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
+        "native_squad_variant_norms_given": (
+            "(t, k) AS list_transform(list_filter(list_zip(list_filter(string_split(t, '|'), lambda v: v <> ''), k), "
+            f"lambda p: trim(p[1], {sql_literal(spaces)}) <> ''), lambda p: array_to_string(p[2], ' '))"
+        ),
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such
         # mark (plus the white space after it, dropped here); no mark: the whole text, stripped. Only the
