@@ -50,10 +50,12 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["load", "--help"], ["logs", "import", "--help"]])
 def test_a_bare_command_imports_neither_numpy_nor_duckdb_nor_the_library(argv: list[str]) -> None:
-    """Help is drawn from the commands' signatures alone: the library is imported when a command runs."""
+    """Help is drawn from the commands' signatures alone, as plain text: the library is imported when a
+    command runs, and Rich when it draws a table or a progress bar."""
     code = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'jinja2', 'pyarrow', 'pandas', 'duckdb')"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'jinja2', 'pyarrow', 'pandas', 'duckdb',"
+            " 'rich', 'pydantic')"
             " or m.startswith(('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles', 'evalwh.loader',"
             " 'evalwh.logs', 'evalwh.history', 'evalwh.warehouse', 'evalwh.queries')))\n"
             "print('loaded:', heavy, file=sys.stderr)")

@@ -60,6 +60,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=True,
     cls=GlobalOptionsGroup,
+    rich_markup_mode=None,  # help as Click writes it, plain text: Rich's panels cost a --help 0.08 s of CPU
 )
 
 def db_path(ctx: typer.Context) -> Path:
@@ -790,7 +791,7 @@ def sql(
 
 logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.\n\n"
                         "Example: evalwh logs import day.jsonl.gz && evalwh logs show health",
-                        no_args_is_help=True)
+                        no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(logs_app, name="logs")
 
 
