@@ -1,6 +1,7 @@
 """Start-up cost of a bare command: CPU seconds (user + system) and peak memory of `evalwh --version`,
 `evalwh --help` and `evalwh runs` on a small warehouse, beside the floors they stand on (the
-interpreter alone; importing Typer; Typer and its Rich help; Typer and DuckDB) and beside importing
+interpreter alone; importing Typer; Typer and its Rich help; Typer and DuckDB; Typer, DuckDB and
+reading the small warehouse's runs table, the floor of `evalwh runs`) and beside importing
 everything the command line imported before its imports were made lazy (DuckDB, numpy, Jinja, the
 loader and the report code). Each side runs in its own process, interleaved with the others and
 repeated; the minimum is printed. CPU and peak RSS are the child's own, from wait4().
@@ -19,6 +20,11 @@ REPEATS = 9
 EVALWH = str(Path(sys.executable).parent / "evalwh")
 EAGER = ("import evalwh.app.commands, duckdb, numpy, jinja2, evalwh.loader, evalwh.logs, evalwh.history, "
          "evalwh.report.render, evalwh.report.site, evalwh.export, evalwh.output.rowfiles")
+
+
+# what `evalwh runs` cannot do without: Typer, DuckDB, the warehouse opened read-only and its runs read
+FLOOR = ("import typer, duckdb\ncon = duckdb.connect('wh.duckdb', read_only=True)\n"
+         "con.execute('SELECT * FROM runs').fetchall()")
 
 
 def cpu_and_peak(argv: list[str], cwd: Path) -> tuple[float, float]:
@@ -42,6 +48,7 @@ def main() -> None:
             "import typer": [python, "-c", "import typer"],
             "import typer + its Rich help": [python, "-c", "import typer, typer.rich_utils"],
             "import typer + duckdb": [python, "-c", "import typer, duckdb"],
+            "typer + duckdb reading runs (the floor)": [python, "-c", FLOOR],
             "the eager imports (before)": [python, "-c", EAGER],
             "evalwh --version": [EVALWH, "--version"],
             "evalwh --help": [EVALWH, "--help"],
@@ -57,9 +64,9 @@ def main() -> None:
                 best[name] = (min(cpu, old[0]), min(peak, old[1])) if old else (cpu, peak)
     eager = best["the eager imports (before)"][0]
     print(f"start-up, min of {REPEATS} runs; load average {os.getloadavg()[0]:.2f}; {shutil.which('evalwh') or EVALWH}")
-    print(f"{'side':40} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
+    print(f"{'side':42} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
     for name, (cpu, peak) in best.items():
-        print(f"{name:40} {cpu:7.3f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
+        print(f"{name:42} {cpu:7.3f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
 
 
 if __name__ == "__main__":
