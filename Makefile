@@ -80,6 +80,7 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/claims.py
+	$(BIN)/python bench/metrics_store.py
 	$(BIN)/python bench/same_results.py
 	$(BIN)/python bench/squad.py
 	$(BIN)/python bench/tfidf.py
