@@ -11,7 +11,9 @@ then, in a fresh process per attempt,
   rule   in the same process, then: plain DuckDB applying the claim-status rule alone, the query of
          `bench/claims.py`'s floor, to the normalised quotes, digit runs and chunk texts the load stored,
          copied first (untimed) into single-run tables joined on one key each. It computes two of the 23
-         metrics (supported_share and pair_precision) and nothing else: the least any SQL does for them.
+         metrics (supported_share and pair_precision) and nothing else: the least any SQL does for them;
+         then the same rule with each pair given its claim's and chunk's ordinal first (timed apart), and
+         on those integer keys.
 
 It prints the minimum of each, their ratio and the machine's load average, and checks that both give the
 same supported_share and pair_precision.
@@ -67,6 +69,30 @@ with open_warehouse(db, udfs=False) as con:
                sum(p.sound) / sum(p.pairs)
         FROM temp.cl LEFT JOIN pairs AS p USING (claim_id)""").fetchone()
     timed["rule"] = (time.process_time() - cpu, time.perf_counter() - wall)
+    # the same rule on integer keys (each claim's and chunk's ordinal), once the pairs carry them
+    con.execute("CREATE TEMP TABLE cl_no AS SELECT ordinal AS no, claim_id, quote_norm, text_digits, quote_digits "
+                "FROM claims")
+    con.execute("CREATE TEMP TABLE ch_no AS SELECT ordinal AS no, chunk_id, text_norm FROM chunks")
+    wall, cpu = time.perf_counter(), time.process_time()
+    con.execute("""CREATE TEMP TABLE pairs_no AS SELECT cl_no.no AS claim_no, ch_no.no AS chunk_no
+                   FROM temp.ci JOIN temp.cl_no USING (claim_id) LEFT JOIN temp.ch_no USING (chunk_id)""")
+    timed["keys"] = (time.process_time() - cpu, time.perf_counter() - wall)
+    wall, cpu = time.perf_counter(), time.process_time()
+    by_number = con.execute("""
+        WITH pairs AS (
+            SELECT p.claim_no, count(*) AS pairs, count(*) FILTER (WHERE p.chunk_no IS NULL) AS dangling,
+                   count(*) FILTER (WHERE strpos(ch.text_norm, cl.quote_norm) > 0) AS sound
+            FROM temp.pairs_no AS p JOIN temp.cl_no AS cl ON cl.no = p.claim_no
+            LEFT JOIN temp.ch_no AS ch ON ch.no = p.chunk_no
+            GROUP BY p.claim_no
+        )
+        SELECT count(*) FILTER (WHERE p.dangling = 0 AND p.sound > 0
+                                  AND len(list_filter(cl.text_digits, lambda d: NOT list_contains(cl.quote_digits, d))) = 0)
+                   / count(*),
+               sum(p.sound) / sum(p.pairs)
+        FROM temp.cl_no AS cl LEFT JOIN pairs AS p ON p.claim_no = cl.no""").fetchone()
+    timed["integer"] = (time.process_time() - cpu, time.perf_counter() - wall)
+    assert by_number == (share, precision), (by_number, share, precision)
     stored = dict(con.execute("SELECT metric, value FROM metrics_history WHERE metric IN "
                               "('supported_share', 'pair_precision')").fetchall())
 print(json.dumps({"timed": timed, "rule": [share, precision],
@@ -97,10 +123,12 @@ def main() -> None:
             results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"{args.claims:,} claims over {chunks:,} chunks with {questions:,} questions; best of {args.repeat}; "
           f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'':<46}{'CPU min s':>10}{'wall min s':>12}")
+    print(f"{'':<50}{'CPU min s':>10}{'wall min s':>12}")
     for key, name in (("store", "store: the load storing its 23 headline metrics"),
-                      ("rule", "rule: plain DuckDB, the claim-status rule alone")):
-        print(f"{name:<46}{min(r['timed'][key][0] for r in results):>10.2f}"
+                      ("rule", "rule: plain DuckDB, the claim-status rule alone"),
+                      ("keys", "  integer keys: the pairs given them"),
+                      ("integer", "  and the rule on them")):
+        print(f"{name:<50}{min(r['timed'][key][0] for r in results):>10.2f}"
               f"{min(r['timed'][key][1] for r in results):>12.2f}")
     store = min(r["timed"]["store"][0] for r in results)
     rule = min(r["timed"]["rule"][0] for r in results)
