@@ -140,16 +140,14 @@ def test_shipped_classes_are_this_pythons() -> None:
 
 # SQuAD's normalisation: the answer's tokens, its normal form, and (over |-separated variants) both
 NATIVE_SQUAD = ("SELECT native_squad_tokens(s), native_squad_normalize(s), native_variants(s), "
-                "native_squad_variants(s), native_squad_variant_norms(s), "
-                "native_squad_variant_norms_given(s, native_squad_variants(s)) FROM {source}")
+                "native_squad_variants(s), native_squad_variant_norms(s, native_squad_variants(s)) FROM {source}")
 
 
 def squad_reference(text: str) -> tuple:
     kept = [v.strip() for v in text.split("|") if v.strip()]  # the method's acceptable answers
     scored = [v for v in text.split("|") if v != ""]  # the lesson's variants[nzchar(variants)]: blank ones too
     return (normalize_answer(text).split(), normalize_answer(text), kept,
-            [normalize_answer(v).split() for v in scored], [normalize_answer(v) for v in kept],
-            [normalize_answer(v) for v in kept])
+            [normalize_answer(v).split() for v in scored], [normalize_answer(v) for v in kept])
 
 
 def compare_squad(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[tuple[str, tuple, tuple]]:
@@ -194,7 +192,7 @@ def test_squad_normalisation_of_arbitrary_text(con: duckdb.DuckDBPyConnection, t
 
 
 def test_variant_normal_forms_from_their_tokens_at_every_separator_and_control(con: duckdb.DuckDBPyConnection) -> None:
-    # native_squad_variant_norms_given joins each variant's tokens instead of normalising the stripped variant:
+    # native_squad_variant_norms joins each variant's tokens instead of normalising the stripped variant:
     # every character that is white space, a separator or a control, at a variant's edges and alone in one
     import unicodedata
 

@@ -272,7 +272,7 @@ def _write_questions(con: duckdb.DuckDBPyConnection, questions: Staged, params: 
                CASE WHEN $tokenizer = 'unicode' THEN native_uterms(s.question) ELSE native_words(s.question) END
                    AS question_terms, nullif(s.gold_chunk_id, '') AS gold_chunk_id,
                native_variants(s.acceptable) AS acceptable_answers, s.acceptable_tokens,
-               native_squad_variant_norms_given(s.acceptable, s.acceptable_tokens) AS acceptable_norms
+               native_squad_variant_norms(s.acceptable, s.acceptable_tokens) AS acceptable_norms
         FROM (SELECT *, native_squad_variants(acceptable) AS acceptable_tokens
               FROM (SELECT row_no, question_id, expected, coalesce(question, '') AS question,
                            coalesce({_opt(questions, 'gold')}, '') AS gold,

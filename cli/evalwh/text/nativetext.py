@@ -117,10 +117,9 @@ def macro_definitions() -> dict[str, str]:
         # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept)
         "native_squad_variants": "(t) AS list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), "
                                  "lambda v: native_squad_tokens(v))",
-        "native_squad_variant_norms": "(t) AS list_transform(native_variants(t), lambda v: native_squad_normalize(v))",
-        # squad_variant_norms(t) given k = squad_variants(t): stripping a variant changes none of its tokens, so the
+        # squad_variant_norms(t), given k = squad_variants(t): stripping a variant changes none of its tokens, so the
         # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
-        "native_squad_variant_norms_given": (
+        "native_squad_variant_norms": (
             "(t, k) AS list_transform(list_filter(list_zip(list_filter(string_split(t, '|'), lambda v: v <> ''), k), "
             f"lambda p: trim(p[1], {sql_literal(spaces)}) <> ''), lambda p: array_to_string(p[2], ' '))"
         ),
