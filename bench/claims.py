@@ -166,6 +166,23 @@ print(json.dumps({"supported_share": values["supported_share"], "pair_precision"
 '''
 
 # The floor: read, normalise, store, apply the rule and (with questions) score them, nothing else
+# The claim-status rule as plain DuckDB SQL, for supported_share and pair_precision alone: the floor's, over
+# tables citations(claim_id, chunk_id), claims(claim_id, quote_norm, text_digits, quote_digits) and
+# chunks(chunk_id, text_norm), each joined on one key (bench/metrics_store.py applies it to the stored run)
+CLAIM_RULE = """
+    WITH pairs AS (
+        SELECT ci.claim_id, count(*) AS pairs, count(*) FILTER (WHERE ch.chunk_id IS NULL) AS dangling,
+               count(*) FILTER (WHERE strpos(ch.text_norm, cl.quote_norm) > 0) AS sound
+        FROM {citations} AS ci JOIN {claims} AS cl USING (claim_id)
+        LEFT JOIN {chunks} AS ch ON ch.chunk_id = ci.chunk_id
+        GROUP BY ci.claim_id
+    )
+    SELECT count(*) FILTER (WHERE p.dangling = 0 AND p.sound > 0
+                              AND len(list_filter(cl.text_digits, lambda d: NOT list_contains(cl.quote_digits, d))) = 0)
+               / count(*),
+           sum(p.sound) / sum(p.pairs)
+    FROM {claims} AS cl LEFT JOIN pairs AS p USING (claim_id)"""
+
 DUCKDB_FLOOR = r'''
 import json, os, sys
 import duckdb
@@ -182,19 +199,7 @@ con.execute(f"""CREATE TABLE claims AS SELECT claim_id, text, quote, native_join
     native_digit_runs(text) AS text_digits, native_digit_runs(quote) AS quote_digits
     FROM read_csv('{folder}/claims.csv', all_varchar=true)""")
 con.execute(f"CREATE TABLE citations AS SELECT * FROM read_csv('{folder}/citations.csv', all_varchar=true)")
-share, precision = con.execute("""
-    WITH pairs AS (
-        SELECT ci.claim_id, count(*) AS pairs, count(*) FILTER (WHERE ch.chunk_id IS NULL) AS dangling,
-               count(*) FILTER (WHERE strpos(ch.text_norm, cl.quote_norm) > 0) AS sound
-        FROM citations AS ci JOIN claims AS cl USING (claim_id)
-        LEFT JOIN chunks AS ch ON ch.chunk_id = ci.chunk_id
-        GROUP BY ci.claim_id
-    )
-    SELECT count(*) FILTER (WHERE p.dangling = 0 AND p.sound > 0
-                              AND len(list_filter(cl.text_digits, lambda d: NOT list_contains(cl.quote_digits, d))) = 0)
-               / count(*),
-           sum(p.sound) / sum(p.pairs)
-    FROM claims AS cl LEFT JOIN pairs AS p USING (claim_id)""").fetchone()
+share, precision = con.execute("""@RULE@""").fetchone()
 best_correct = None
 if os.path.exists(f"{folder}/questions.csv"):
     stop = "the a an of to is are in on for be by and or it that this who which what how do i can will must from at with as when".split()
@@ -213,7 +218,7 @@ if os.path.exists(f"{folder}/questions.csv"):
                                   FROM best, range(1, 6) AS r(t) GROUP BY t)""").fetchone()[0]
 con.close()
 print(json.dumps({"supported_share": share, "pair_precision": precision, "best_correct": best_correct}))
-'''
+'''.replace("@RULE@", CLAIM_RULE.format(citations="citations", claims="claims", chunks="chunks"))
 
 # The CI gate on the run: `evalwh check` reads its headline metrics, stored by the load
 EVALWH_CHECK = r'''
@@ -285,15 +290,26 @@ def generate(folder: Path, claims: int, chunks: int, questions: int = 0, seed: i
                     wq.writerow([f"q-{n}", "What about " + " ".join(asked) + "?", "refuse", ""])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_arguments(doc: str, repeat: int) -> argparse.Namespace:
+    """The command line of a bench over a generated run: CLAIMS [CHUNKS] [--questions N] [--repeat N]."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("claims", type=int, nargs="?", default=1_000_000)
     parser.add_argument("chunks", type=int, nargs="?", default=None)
     parser.add_argument("--questions", type=int, default=None, help="default: 2,000 per 1,000,000 claims")
-    parser.add_argument("--repeat", type=int, default=2)
-    args = parser.parse_args()
+    parser.add_argument("--repeat", type=int, default=repeat)
+    return parser.parse_args()
+
+
+def run_shape(args: argparse.Namespace) -> tuple[int, int]:
+    """(chunks, questions) of the run: by default a chunk per four claims and 2,000 questions per 1,000,000."""
     chunks = args.chunks or max(1, args.claims // 4)
     questions = args.questions if args.questions is not None else max(1, args.claims // 500)
+    return chunks, questions
+
+
+def main() -> None:
+    args = run_arguments(__doc__, repeat=2)
+    chunks, questions = run_shape(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folder = root / "run"

@@ -21,7 +21,6 @@ same supported_share and pair_precision.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -29,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from claims import generate
+from claims import CLAIM_RULE, generate, run_arguments, run_shape
 
 SIDE = r'''
 import json, sys, time
@@ -55,19 +54,7 @@ with open_warehouse(db, udfs=False) as con:
     con.execute("CREATE TEMP TABLE ci AS SELECT claim_id, chunk_id FROM citations")
     con.execute("CREATE TEMP TABLE ch AS SELECT chunk_id, text_norm FROM chunks")
     wall, cpu = time.perf_counter(), time.process_time()
-    share, precision = con.execute("""
-        WITH pairs AS (
-            SELECT ci.claim_id, count(*) AS pairs, count(*) FILTER (WHERE ch.chunk_id IS NULL) AS dangling,
-                   count(*) FILTER (WHERE strpos(ch.text_norm, cl.quote_norm) > 0) AS sound
-            FROM temp.ci JOIN temp.cl USING (claim_id)
-            LEFT JOIN temp.ch ON ch.chunk_id = ci.chunk_id
-            GROUP BY ci.claim_id
-        )
-        SELECT count(*) FILTER (WHERE p.dangling = 0 AND p.sound > 0
-                                  AND len(list_filter(cl.text_digits, lambda d: NOT list_contains(cl.quote_digits, d))) = 0)
-                   / count(*),
-               sum(p.sound) / sum(p.pairs)
-        FROM temp.cl LEFT JOIN pairs AS p USING (claim_id)""").fetchone()
+    share, precision = con.execute("""@RULE@""").fetchone()
     timed["rule"] = (time.process_time() - cpu, time.perf_counter() - wall)
     # the same rule on integer keys (each claim's and chunk's ordinal), once the pairs carry them
     con.execute("CREATE TEMP TABLE cl_no AS SELECT ordinal AS no, claim_id, quote_norm, text_digits, quote_digits "
@@ -97,18 +84,12 @@ with open_warehouse(db, udfs=False) as con:
                               "('supported_share', 'pair_precision')").fetchall())
 print(json.dumps({"timed": timed, "rule": [share, precision],
                   "stored": [stored["supported_share"], stored["pair_precision"]]}))
-'''
+'''.replace("@RULE@", CLAIM_RULE.format(citations="temp.ci", claims="temp.cl", chunks="temp.ch"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("claims", type=int, nargs="?", default=1_000_000)
-    parser.add_argument("chunks", type=int, nargs="?", default=None)
-    parser.add_argument("--questions", type=int, default=None, help="default: 2,000 per 1,000,000 claims")
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    chunks = args.chunks or max(1, args.claims // 4)
-    questions = args.questions if args.questions is not None else args.claims // 500
+    args = run_arguments(__doc__, repeat=3)
+    chunks, questions = run_shape(args)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         run = root / "run"

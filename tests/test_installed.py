@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -48,20 +49,34 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
         assert (process.wait(timeout=120), stderr) == (141, b""), fmt
 
 
+# runs `evalwh ARGS` in a new interpreter, then prints on stderr the modules of PACKAGES and those starting with
+# PREFIXES that it imported
+IMPORT_PROBE = ("import sys\nfrom evalwh.app import main\npackages, prefixes, *args = sys.argv[1:]\n"
+                "sys.argv = ['evalwh', *args]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+                "heavy = sorted(m for m in sys.modules if m.split('.')[0] in packages.split(',')"
+                " or m.startswith(tuple(p for p in prefixes.split(',') if p)))\n"
+                "print('loaded:', heavy, file=sys.stderr)")
+
+
+def imported_by(args: list[str], packages: tuple[str, ...], prefixes: tuple[str, ...],
+                cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The finished `evalwh ARGS` and the modules of ``packages`` and under ``prefixes`` it imported."""
+    done = subprocess.run([sys.executable, "-c", IMPORT_PROBE, ",".join(packages), ",".join(prefixes), *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("loaded: "), done.stderr
+    return done, ast.literal_eval(last.removeprefix("loaded: "))
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["load", "--help"], ["logs", "import", "--help"]])
 def test_a_bare_command_imports_neither_numpy_nor_duckdb_nor_the_library(argv: list[str]) -> None:
     """Help is drawn from the commands' signatures alone, as plain text: the library is imported when a
     command runs, and Rich when it draws a table or a progress bar."""
-    code = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', *sys.argv[1:]]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'jinja2', 'pyarrow', 'pandas', 'duckdb',"
-            " 'rich', 'pydantic')"
-            " or m.startswith(('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles', 'evalwh.loader',"
-            " 'evalwh.logs', 'evalwh.history', 'evalwh.warehouse', 'evalwh.queries')))\n"
-            "print('loaded:', heavy, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+    done, heavy = imported_by(argv, ("numpy", "jinja2", "pyarrow", "pandas", "duckdb", "rich", "pydantic"),
+                              ("evalwh.report", "evalwh.export", "evalwh.output.rowfiles", "evalwh.loader",
+                               "evalwh.logs", "evalwh.history", "evalwh.warehouse", "evalwh.queries"))
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "loaded: []"
+    assert heavy == []
     assert done.stdout.startswith("evalwh 0.1.0 (duckdb ") if argv == ["--version"] else "Usage: evalwh" in done.stdout
     if argv == ["load", "--help"]:
         assert "--score-thresholds" in done.stdout
@@ -71,12 +86,8 @@ def test_runs_on_a_warehouse_imports_neither_numpy_nor_pydantic_nor_the_report(t
     """A command that reads the warehouse needs DuckDB and Rich's table, nothing heavier."""
     subprocess.run([sys.executable, "-m", "evalwh", "--db", "wh.duckdb", "-q", "seed"], cwd=tmp_path, check=True,
                    capture_output=True)
-    code = ("import sys\nfrom evalwh.app import main\nsys.argv = ['evalwh', '--db', 'wh.duckdb', 'runs']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in "
-            "('numpy', 'pydantic', 'jinja2', 'pyarrow', 'pandas')} | {m for m in sys.modules if m.startswith("
-            "('evalwh.report', 'evalwh.export', 'evalwh.output.rowfiles', 'evalwh.loader', 'evalwh.logs'))})\n"
-            "print('loaded:', heavy, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    assert done.stderr.strip().splitlines()[-1] == "loaded: []", done.stderr
+    done, heavy = imported_by(["--db", "wh.duckdb", "runs"], ("numpy", "pydantic", "jinja2", "pyarrow", "pandas"),
+                              ("evalwh.report", "evalwh.export", "evalwh.output.rowfiles", "evalwh.loader",
+                               "evalwh.logs"), cwd=tmp_path)
+    assert heavy == [], done.stderr
     assert "chapter3" in done.stdout
