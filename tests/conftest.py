@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +49,21 @@ def write_table(path: Path, header: list[str], rows: Sequence[Sequence[Any]]) ->
             writer.writerow(header)
             writer.writerows(rows)
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def template_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache of empty warehouses (evalwh.warehouse.template) for the whole session, never the user's."""
+    from evalwh.warehouse.template import CACHE_ENV
+
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ[CACHE_ENV]
+    else:
+        os.environ[CACHE_ENV] = before
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 the views created from ``models/``, and naming runs (``latest``, baselines, a dataset's runs).
 
 Lives here: ``connection`` (attach, lock wait, transactions), ``schema`` (versions, migrations),
-``storage`` (the file's DuckDB format), ``views`` (models to views, the DuckDB view DDL), ``runs``.
+``storage`` (the file's DuckDB format), ``template`` (new files copied from a cached empty warehouse),
+``views`` (models to views, the DuckDB view DDL), ``runs``.
 May import: ``evalwh.errors``, ``sqltext``, ``resources``, ``invocation``, ``evalwh.text``.
 """
 

@@ -7,6 +7,7 @@ and refuse a schema they do not match.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import tempfile
 import time
@@ -75,12 +76,19 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
         # DuckDB would attach an existing .csv or .parquet file as an empty in-memory database, and
         # a load into it would report success and keep nothing
         raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
+    if not read_only and not path.exists() and _attach_copy_of_template(con, path, invocation):
+        return
     if path.is_file() and not read_only:
         # opened for writing, a damaged file may be written to before DuckDB finds the damage: it is first
         # opened read-only, and left untouched if it does not open cleanly
         _open_cleanly(con, path, invocation)
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
+    _attach_waiting(con, path, mode, invocation)
+
+
+def _attach_waiting(con: duckdb.DuckDBPyConnection, path: Path, mode: str, invocation: Invocation) -> None:
+    """ATTACH the file as ``warehouse`` and make it the default database, waiting out another process's lock."""
     deadline = time.monotonic() + invocation.wait
     pause = 0.05
     while True:
@@ -99,6 +107,44 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 2, 1.0)
     con.execute("USE warehouse")
+
+
+def _build_empty_warehouse(path: Path) -> None:
+    """Create an empty warehouse at the new file ``path``: every schema step and view, nothing else."""
+    con = new_connection()
+    try:
+        register_udfs(con)  # a schema step fills stored columns with them
+        con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse (STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute("USE warehouse")
+        with transaction(con):
+            migrate(con, path)
+        con.execute("USE memory")
+        con.execute("DETACH warehouse")
+    finally:
+        con.close()
+
+
+def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invocation) -> bool:
+    """Make the new file ``path`` a copy of the cached empty warehouse (evalwh.warehouse.template) and
+    attach it, its schema steps stamped with this moment; False, with nothing at ``path``, when there is no
+    template or the copy does not open (the template is then discarded)."""
+    from evalwh.warehouse import template
+
+    source = template.cached_template(STORAGE_VERSION, _build_empty_warehouse)
+    if source is None or not template.copy_new(source, path):
+        return False
+    try:
+        _attach_waiting(con, path, "", invocation)
+        con.execute("UPDATE schema_version SET applied_at = ?", [dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)])
+    except (duckdb.Error, WarehouseError):
+        con.execute("USE memory")
+        if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
+            con.execute("DETACH warehouse")
+        path.unlink(missing_ok=True)
+        path.with_name(path.name + ".wal").unlink(missing_ok=True)
+        template.discard(source)
+        return False
+    return True
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
