@@ -75,7 +75,7 @@ def cached_template(storage_version: str, build: Callable[[Path], None]) -> Path
     try:
         build(scratch / target.name)
         os.replace(scratch / target.name, target)
-    except OSError:
+    except (OSError, duckdb.Error):  # a full disk, say: the caller's own creation then says what is wrong
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
