@@ -135,3 +135,17 @@ def test_a_copy_never_replaces_a_file(tmp_path: Path) -> None:
     assert taken.read_bytes() == b"someone's"
     assert copy_new(source, tmp_path / "free") is True and (tmp_path / "free").read_bytes() == b"template"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["free", "source", "taken"]
+
+
+def test_a_template_duckdb_cannot_build_leaves_the_file_to_be_created(tmp_path: Path, cache: Path, monkeypatch) -> None:
+    import evalwh.warehouse.connection as connection
+
+    def full_disk(path: Path) -> None:
+        path.write_bytes(b"half")
+        raise duckdb.IOException("No space left on device")
+
+    monkeypatch.setattr(connection, "_build_empty_warehouse", full_disk)
+    path = tmp_path / "wh.duckdb"
+    load_run(path, CHAPTER3, run="a")
+    assert rows(path, "SELECT count(*) FROM claim_status") == [(8,)]
+    assert list(cache.iterdir()) == []  # neither a template nor its half-built file is left
