@@ -83,6 +83,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/metrics_store.py
 	$(BIN)/python bench/same_results.py
 	$(BIN)/python bench/squad.py
+	$(BIN)/python bench/rowfiles.py
 	$(BIN)/python bench/tfidf.py
 	$(BIN)/python bench/report_100k.py
 	$(BIN)/python bench/logs_1m.py

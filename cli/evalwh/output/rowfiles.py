@@ -2,11 +2,12 @@
 
 A command's rows are fetched and the warehouse released before anything is
 written (a slow reader of stdout never holds the file's lock). The rows then go,
-column by column as numpy arrays, into a private in-memory DuckDB connection and
-are cast back to the types the query gave, so DuckDB's own writers print every
-type it has (INTERVAL, TIME, UUID, BLOB, HUGEINT, nested lists and structs) the
-way the DuckDB CLI and its readers expect. The result goes to a temporary file
-beside the destination and replaces it only when complete, or is copied to stdout.
+column by column (as list parameters, or numpy arrays for many rows), into a
+private in-memory DuckDB connection and are cast back to the types the query
+gave, so DuckDB's own writers print every type it has (INTERVAL, TIME, UUID,
+BLOB, HUGEINT, nested lists and structs) the way the DuckDB CLI and its readers
+expect. The result goes to a temporary file beside the destination and replaces
+it only when complete, or is copied to stdout.
 
 What evalwh adds to DuckDB's text, per format:
 
@@ -25,9 +26,8 @@ import math
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 import duckdb
 
@@ -35,9 +35,6 @@ from evalwh.output.files import atomic_path
 from evalwh.output.rows import FORMULA_START, Format, Rows
 from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.warehouse.connection import new_connection
-
-if TYPE_CHECKING:  # numpy is imported when a file is written, not when a command starts
-    import numpy as np
 
 # nested types: a list or array type ends with "]"; these start with their name
 NESTED_PREFIXES = ("STRUCT(", "MAP(", "UNION(")
@@ -48,29 +45,29 @@ def _is_nested(type_name: str) -> bool:
     return type_name.endswith("]") or type_name.startswith(NESTED_PREFIXES)
 
 
-def _column(values: Sequence[Any]) -> np.ndarray:
-    """One column as a one-dimensional object array (lists stay single values)."""
-    import numpy as np
-
-    return np.fromiter(values, dtype=object, count=len(values))
-
-
 def _mixed(values: list[Any]) -> bool:
     """Whether a column built in Python holds both text and other values (a diff's before and after)."""
     kinds = {isinstance(v, str) for v in values if v is not None}
     return len(kinds) > 1
 
 
-def _load(con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format) -> list[tuple[str, str]]:
+# up to this many rows travel to DuckDB as list parameters, which need no numpy (its import costs more
+# than they save); more as numpy object arrays, about twice as fast per row (bench/rowfiles.py)
+LIST_ROWS = 20_000
+
+
+def _load(
+    con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format, *, arrays: bool | None = None
+) -> list[tuple[str, str]]:
     """Create ``rows_out`` in ``con`` holding ``rows`` with their query types; returns (name, type) pairs.
 
-    DuckDB reads a NaN in a numpy array as NULL, so a float column's NaNs travel as a separate flag.
-    A column built in Python that mixes text and numbers is JSON for ``json`` (each value keeps
-    its JSON type) and text otherwise.
+    Each column travels as one list parameter, unnested beside the others, or (``arrays``; by default
+    past LIST_ROWS rows) as one numpy object array; either way DuckDB converts each Python value
+    alike (tests/test_rowfiles.py). A float column's NaNs travel as a separate flag, as DuckDB
+    reads a NaN in a numpy array as NULL. A column built in Python that mixes text and numbers is
+    JSON for ``json`` (each value keeps its JSON type) and text otherwise.
     """
-    import numpy as np
-
-    arrays: dict[str, np.ndarray] = {}
+    columns: dict[str, list[Any]] = {}
     selects = []
     for i, name in enumerate(rows.columns):
         values = [row[i] for row in rows.rows]
@@ -79,19 +76,26 @@ def _load(con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format) -> list[tuple
             as_json = fmt is Format.json
             values = [None if v is None else json.dumps(v) if as_json else str(v) for v in values]
             wanted = "JSON" if as_json else "VARCHAR"
-        arrays[f"c{i}"] = _column(values)
+        columns[f"c{i}"] = values
         value = f"c{i}" if wanted is None or wanted.strip('"') == "NULL" else f"CAST(c{i} AS {wanted})"
         nan = [isinstance(v, float) and math.isnan(v) for v in values]
         if any(nan):
-            arrays[f"nan{i}"] = np.array(nan, dtype=bool)
+            columns[f"nan{i}"] = nan
             value = f"CASE WHEN nan{i} THEN CAST('nan' AS {wanted or 'DOUBLE'}) ELSE {value} END"
         selects.append(f"{value} AS {sql_identifier(name)}")
     if not selects:
         con.execute("CREATE TEMP TABLE rows_out AS SELECT 1 WHERE false")
         return []
-    con.register("evalwh_arrays", arrays)
-    con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM evalwh_arrays")
-    con.unregister("evalwh_arrays")
+    if arrays if arrays is not None else len(rows.rows) > LIST_ROWS:
+        import numpy as np
+
+        con.register("evalwh_arrays", {key: np.fromiter(values, dtype=object, count=len(values))
+                                       for key, values in columns.items()})
+        con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM evalwh_arrays")
+        con.unregister("evalwh_arrays")
+    else:
+        unnested = ", ".join(f"unnest(${key}) AS {key}" for key in columns)
+        con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM (SELECT {unnested})", columns)
     return _described(con)
 
 
@@ -142,11 +146,11 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
     return f"COPY (SELECT {select} FROM temp.rows_out) TO {sql_literal(str(target))} ({options})"
 
 
-def write_file(rows: Rows, fmt: Format, target: Path, safe_csv: bool = False) -> None:
-    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY."""
+def write_file(rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *, arrays: bool | None = None) -> None:
+    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY (``arrays``: see ``_load``)."""
     con = new_connection()
     try:
-        columns = _load(con, rows, fmt)
+        columns = _load(con, rows, fmt, arrays=arrays)
         con.execute(_copy_statement(columns, fmt, target, safe_csv))
     finally:
         con.close()

@@ -1,0 +1,101 @@
+"""Rows reach DuckDB's writers alike whether they travel as list parameters or as numpy arrays."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evalwh.output import rowfiles
+from evalwh.output.rows import Format, Rows
+from evalwh.queries import query
+
+# every type a view or `evalwh sql` may hand over, NULLs, NaN and infinities, text in any script
+TYPE_ZOO = """
+SELECT * FROM (VALUES
+  ('a'::BLOB || '\\x00'::BLOB, uuid '00000000-0000-0000-0000-00000000002a', INTERVAL 1 DAY + INTERVAL 90 MINUTE,
+   TIME '12:34:56', DATE '2026-12-02', TIMESTAMP '2026-12-02 03:04:05.123456', TIMESTAMPTZ '2026-12-02 03:04:05+00',
+   170141183460469231731687303715884105727::HUGEINT, 1.25::DECIMAL(6, 2), '{"k": [1]}'::JSON, ['x', NULL, 'ü']::VARCHAR[],
+   {'k': 1.5, 'l': [1, 2]}, MAP {'a': 1}, 'nan'::DOUBLE, [1.5, 'inf'::DOUBLE], TRUE, 'naïve, "quoted"\n=1', 7::TINYINT,
+   NULL::INTEGER),
+  (NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, [], NULL, NULL, '-inf'::DOUBLE, NULL, NULL, '', NULL, NULL)
+) AS t(b, id, i, t, d, ts, tz, h, dec, j, l, s, m, f, fl, flag, txt, small, nothing)
+"""
+
+
+def written(tmp_path: Path, rows: Rows, fmt: Format, arrays: bool) -> bytes | list[str]:
+    """What ``fmt`` holds after ``rows`` travel one way: the bytes, or a Parquet file's rows and types."""
+    target = tmp_path / f"{'arrays' if arrays else 'lists'}.{fmt.value}"
+    target.unlink(missing_ok=True)
+    rowfiles.write_file(rows, fmt, target, arrays=arrays)
+    if fmt is not Format.parquet:
+        return target.read_bytes()
+    con = duckdb.connect()
+    try:
+        rel = con.sql(f"SELECT * FROM '{target}'")
+        return [repr([str(d[1]) for d in rel.description]), *map(repr, rel.fetchall())]
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def zoo() -> Rows:
+    con = duckdb.connect()
+    try:
+        return query(con, TYPE_ZOO)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("fmt", [Format.csv, Format.json, Format.tsv, Format.parquet])
+def test_every_type_travels_alike(tmp_path: Path, zoo: Rows, fmt: Format) -> None:
+    by_lists = written(tmp_path, zoo, fmt, arrays=False)
+    assert by_lists == written(tmp_path, zoo, fmt, arrays=True)
+    if fmt is Format.csv:  # and as DuckDB prints them, not as Python would
+        text = by_lists.decode() if isinstance(by_lists, bytes) else ""
+        assert "1 day 01:30:00" in text and "170141183460469231731687303715884105727" in text and "nan" in text
+
+
+def test_python_built_columns_travel_alike(tmp_path: Path) -> None:
+    """Rows without query types, as a diff builds them: text beside numbers, NaN, a column of NULLs."""
+    rows = Rows(("metric", "before", "after", "change", "none"),
+                [("supported_share", 0.5, "0.75", math.nan, None), ("claims", 8, 9, 1.0, None),
+                 ("label", "a", None, -math.inf, None)])
+    for fmt in (Format.csv, Format.json, Format.tsv):
+        by_lists = written(tmp_path, rows, fmt, arrays=False)
+        assert by_lists == written(tmp_path, rows, fmt, arrays=True), fmt
+    assert written(tmp_path, Rows(("a",), [], types=("INTEGER",)), Format.csv, arrays=False) == b"a\n"
+
+
+VALUES = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=8))
+
+
+@given(st.lists(st.tuples(st.one_of(st.none(), st.floats()), st.one_of(st.none(), st.text(max_size=12)),
+                          st.lists(st.one_of(st.none(), st.text(max_size=4)), max_size=3), VALUES), max_size=12))
+def test_any_rows_travel_alike(tmp_path_factory: pytest.TempPathFactory, values: list[tuple]) -> None:
+    tmp_path = tmp_path_factory.mktemp("rows")
+    typed = Rows(("f", "t", "l", "v"), [row[:3] + (None,) for row in values], types=("DOUBLE", "VARCHAR", "VARCHAR[]", "INTEGER"))
+    untyped = Rows(("f", "t", "l", "v"), values)
+    for rows in (typed, untyped):
+        for fmt in (Format.csv, Format.json):
+            assert written(tmp_path, rows, fmt, arrays=False) == written(tmp_path, rows, fmt, arrays=True)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_few_rows_travel_without_numpy_and_many_with_it(tmp_path: Path, extra: int) -> None:
+    """Up to LIST_ROWS rows as lists, so that printing a few rows does not import numpy; past them, arrays."""
+    program = ("import sys\nfrom pathlib import Path\nfrom evalwh.output import rowfiles\n"
+               "from evalwh.output.rows import Format, Rows\n"
+               f"rows = Rows(('n',), [(i,) for i in range(rowfiles.LIST_ROWS + {extra})], types=('BIGINT',))\n"
+               "rowfiles.write_file(rows, Format.csv, Path(sys.argv[1]))\nprint('numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", program, str(tmp_path / "out.csv")], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == str(bool(extra))
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    assert len(lines) == rowfiles.LIST_ROWS + extra + 1 and lines[-1] == str(rowfiles.LIST_ROWS + extra - 1)
