@@ -149,3 +149,21 @@ def test_a_template_duckdb_cannot_build_leaves_the_file_to_be_created(tmp_path: 
     load_run(path, CHAPTER3, run="a")
     assert rows(path, "SELECT count(*) FROM claim_status") == [(8,)]
     assert list(cache.iterdir()) == []  # neither a template nor its half-built file is left
+
+
+def test_a_copy_another_process_holds_is_left_to_it(tmp_path: Path, cache: Path, monkeypatch) -> None:
+    """Another process that opened the new copy first and holds it past --wait: the copy is its warehouse
+    now, so it is neither deleted nor taken for a damaged template."""
+    import evalwh.warehouse.connection as connection
+    from evalwh.errors import WarehouseError
+
+    path = tmp_path / "wh.duckdb"
+
+    def held(con: duckdb.DuckDBPyConnection, at: Path, mode: str, invocation: object) -> None:
+        raise WarehouseError(f"{at}: the warehouse is locked by another process (waited 0 s; --wait sets how long)")
+
+    monkeypatch.setattr(connection, "_attach_waiting", held)
+    with pytest.raises(WarehouseError, match="locked by another process"):
+        load_run(path, CHAPTER3, run="a")
+    template = template_path("v1.4.0")
+    assert template is not None and template.is_file() and path.is_file()

@@ -136,7 +136,9 @@ def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocat
     try:
         _attach_waiting(con, path, "", invocation)
         con.execute("UPDATE schema_version SET applied_at = ?", [dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)])
-    except (duckdb.Error, WarehouseError):
+    except (duckdb.Error, WarehouseError) as exc:
+        if "locked" in str(exc):  # another process opened the copy first: the file is in use, not damaged
+            raise
         con.execute("USE memory")
         if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
             con.execute("DETACH warehouse")
