@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalwh.output import rowfiles
@@ -76,6 +76,7 @@ def test_python_built_columns_travel_alike(tmp_path: Path) -> None:
 VALUES = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=8))
 
 
+@settings(max_examples=60, deadline=None)  # each example writes eight files through two DuckDB connections each
 @given(st.lists(st.tuples(st.one_of(st.none(), st.floats()), st.one_of(st.none(), st.text(max_size=12)),
                           st.lists(st.one_of(st.none(), st.text(max_size=4)), max_size=3), VALUES), max_size=12))
 def test_any_rows_travel_alike(tmp_path_factory: pytest.TempPathFactory, values: list[tuple]) -> None:
