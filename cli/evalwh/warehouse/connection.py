@@ -23,6 +23,7 @@ from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal
 from evalwh.text.textnorm import register_udfs
 from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
+from evalwh.warehouse.views import views_current
 
 # the oldest DuckDB release whose storage format new warehouse files use
 STORAGE_VERSION = "v1.4.0"
@@ -136,6 +137,9 @@ def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocat
     try:
         _attach_waiting(con, path, "", invocation)
         con.execute("UPDATE schema_version SET applied_at = ?", [dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)])
+        if file_schema_version(con) != code_schema_version() or not views_current(con):
+            # made by other code than this (the caller's migrate brings the copy up to date): built again next time
+            template.discard(source)
     except (duckdb.Error, WarehouseError) as exc:
         if "locked" in str(exc):  # another process opened the copy first: the file is in use, not damaged
             raise

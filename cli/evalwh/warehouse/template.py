@@ -7,7 +7,8 @@ builds an empty one in the cache, and every new warehouse after it is a copy, st
 creation time. The cached file is named by a hash of everything that shapes it (DuckDB's version, the
 storage format, evalwh's version, the schema steps and the models), so a change to any of them builds
 a new one. A copy is then migrated like any other file, so a stale or damaged template costs time,
-never a wrong warehouse: one that does not open is discarded and the file is created as before.
+never a wrong warehouse: one that does not open is discarded and the file is created as before, and
+one whose schema or views this code would not write is discarded after the copy, to be built anew.
 
 ``EVALWH_CACHE_DIR`` names the directory (default: the user's cache directory, from platformdirs); set
 to an empty value, no template is kept and every warehouse is created from the schema steps.
