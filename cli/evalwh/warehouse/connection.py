@@ -27,6 +27,8 @@ from evalwh.warehouse.views import views_current
 
 # the oldest DuckDB release whose storage format new warehouse files use
 STORAGE_VERSION = "v1.4.0"
+# how a new file is attached: written in that format
+NEW_FILE = f" (STORAGE_VERSION '{STORAGE_VERSION}')"
 
 # DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
 # report): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
@@ -50,7 +52,7 @@ def _open_cleanly(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invoca
         attach(con, path, read_only=True, invocation=invocation)
         con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'warehouse'").fetchall()
     except WarehouseError as exc:
-        if "locked" in str(exc):
+        if _locked(exc):
             raise
         raise WarehouseError(f"{path}: the warehouse file is damaged and was left as it is: "
                              f"{str(exc).split(': ', 1)[-1]}") from None
@@ -58,9 +60,19 @@ def _open_cleanly(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invoca
         raise WarehouseError(f"{path}: the warehouse file is damaged and was left as it is: "
                              f"{str(exc).splitlines()[0]}") from None
     finally:
-        con.execute("USE memory")
-        if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
-            con.execute("DETACH warehouse")
+        _detach(con)
+
+
+def _locked(error: Exception) -> bool:
+    """Whether ``error`` says another process holds the warehouse (as ``_attach_waiting`` raises it)."""
+    return "locked" in str(error)
+
+
+def _detach(con: duckdb.DuckDBPyConnection) -> None:
+    """Detach the warehouse from ``con`` if it is attached, back to the in-memory database."""
+    con.execute("USE memory")
+    if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
+        con.execute("DETACH warehouse")
 
 
 def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> None:
@@ -84,7 +96,7 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
         # opened read-only, and left untouched if it does not open cleanly
         _open_cleanly(con, path, invocation)
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
-    mode = " (READ_ONLY)" if read_only else "" if path.exists() else f" (STORAGE_VERSION '{STORAGE_VERSION}')"
+    mode = " (READ_ONLY)" if read_only else "" if path.exists() else NEW_FILE
     _attach_waiting(con, path, mode, invocation)
 
 
@@ -115,12 +127,11 @@ def _build_empty_warehouse(path: Path) -> None:
     con = new_connection()
     try:
         register_udfs(con)  # a schema step fills stored columns with them
-        con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse (STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{NEW_FILE}")  # a private scratch file: no lock to wait out
         con.execute("USE warehouse")
         with transaction(con):
             migrate(con, path)
-        con.execute("USE memory")
-        con.execute("DETACH warehouse")
+        _detach(con)
     finally:
         con.close()
 
@@ -141,11 +152,9 @@ def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocat
             # made by other code than this (the caller's migrate brings the copy up to date): built again next time
             template.discard(source)
     except (duckdb.Error, WarehouseError) as exc:
-        if "locked" in str(exc):  # another process opened the copy first: the file is in use, not damaged
+        if _locked(exc):  # another process opened the copy first: the file is in use, not damaged
             raise
-        con.execute("USE memory")
-        if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
-            con.execute("DETACH warehouse")
+        _detach(con)
         path.unlink(missing_ok=True)
         path.with_name(path.name + ".wal").unlink(missing_ok=True)
         template.discard(source)

@@ -14,7 +14,7 @@ from evalwh.errors import WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal
 from evalwh.text.textnorm import register_udfs
-from evalwh.warehouse.connection import STORAGE_VERSION, attach, new_connection, open_warehouse
+from evalwh.warehouse.connection import NEW_FILE, STORAGE_VERSION, attach, new_connection, open_warehouse
 
 
 def _version(label: str) -> tuple[int, ...]:
@@ -44,8 +44,7 @@ def rewrite_in_oldest_format(path: Path) -> bool:
         register_udfs(con)
         attach(con, path, read_only=True)
         con.execute("USE memory")
-        con.execute(f"ATTACH {sql_literal(str(staging))} AS rewritten "
-                    f"(STORAGE_VERSION '{STORAGE_VERSION}')")
+        con.execute(f"ATTACH {sql_literal(str(staging))} AS rewritten{NEW_FILE}")
         con.execute("COPY FROM DATABASE warehouse TO rewritten")
         con.execute("DETACH rewritten")
         con.execute("DETACH warehouse")
