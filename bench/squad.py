@@ -9,13 +9,18 @@ third none), then, in separate processes measured by /usr/bin/time, runs
           the best over a question's answers, the means) over its dataset and predictions JSON files,
           as that script reads them: the program a team would otherwise run;
   evalwh  the installed command, `evalwh load` of the same questions and answers as a run folder into a
-          new warehouse, which validates them, scores every answer and stores the run's metrics.
+          new warehouse, which validates them, scores every answer and stores the run's metrics;
+  floor   the least a DuckDB program does for the same two numbers: read the run folder's questions and
+          answers, normalise them with evalwh's native macros, score each answer against each acceptable
+          one and take the means, with no validation, no warehouse file and no other column or metric.
+          evalwh / floor is what the warehouse around the scoring costs.
 
 evalwh keeps its cached empty warehouse (evalwh.warehouse.template) in a directory of its own here: the
 first load builds it, and is printed apart ("evalwh, first"); every later one copies it.
 
 It prints each side's minimum wall and CPU seconds (user + system, the whole process: starting Python,
-imports and all) and peak RSS, the CPU ratio, and checks that both give the same mean exact match and F1.
+imports and all) and peak RSS, the CPU ratios, and checks that all three give the same mean exact match
+and F1.
 The answers are ASCII, where SQuAD's punctuation (ASCII's) and evalwh's (Unicode's) delete the same
 characters.
 """
@@ -85,6 +90,34 @@ print(json.dumps({"mean_em": sum(exact_scores.values()) / total, "mean_f1": sum(
 '''
 
 
+# the floor: plain DuckDB over the run folder, EM and F1 as the view answer_scores defines them (tokens
+# equal and not empty; 2 * common / (predicted + reference tokens), common counted as a multiset)
+FLOOR = r'''
+import json, sys
+import duckdb
+from evalwh.text.nativetext import register_native_macros
+folder = sys.argv[1]
+con = duckdb.connect()
+register_native_macros(con, python_fallback=False)  # ASCII answers: no capital sigma
+mean_em, mean_f1 = con.execute(f"""
+WITH q AS (SELECT question_id, acceptable_answers FROM read_csv('{folder}/questions.csv', all_varchar=true)),
+r AS (SELECT question_id, answer FROM read_json('{folder}/responses.jsonl', format='newline_delimited')),
+v AS (SELECT q.question_id, native_squad_tokens(r.answer) AS pred, unnest(native_squad_variants(q.acceptable_answers))
+             AS ref FROM q JOIN r USING (question_id)),
+n AS (SELECT *, row_number() OVER () AS vid FROM v),
+pc AS (SELECT vid, tok, count(*) AS k FROM (SELECT vid, unnest(pred) AS tok FROM n) GROUP BY ALL),
+rc AS (SELECT vid, tok, count(*) AS k FROM (SELECT vid, unnest(ref) AS tok FROM n) GROUP BY ALL),
+c AS (SELECT vid, sum(least(rc.k, pc.k)) AS common FROM rc JOIN pc USING (vid, tok) GROUP BY vid),
+per AS (SELECT n.question_id, CASE WHEN len(ref) > 0 AND ref = pred THEN 1 ELSE 0 END AS em,
+               CASE WHEN len(pred) = 0 OR len(ref) = 0 THEN 0.0
+                    ELSE 2.0 * coalesce(c.common, 0) / (len(pred) + len(ref)) END AS f1
+        FROM n LEFT JOIN c USING (vid)),
+best AS (SELECT question_id, max(em) AS em, max(f1) AS f1 FROM per GROUP BY question_id)
+SELECT avg(em), avg(f1) FROM best""").fetchone()
+print(json.dumps({"mean_em": mean_em, "mean_f1": mean_f1}))
+'''
+
+
 def phrase(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
@@ -137,7 +170,7 @@ def main() -> None:
         root = Path(tmp)
         dataset, predictions, run = generate(root, args.answers)
         print(f"{args.answers:,} answers; best of {args.repeat}; load average {os.getloadavg()[0]:.2f}")
-        squad, wh = [], []
+        squad, wh, floor = [], [], []
         env = {**os.environ, "EVALWH_CACHE_DIR": str(root / "cache")}
         # the command prints its summary on stderr, nothing on stdout: echo gives measured() its JSON
         command = ["sh", "-c", '"$0" --quiet --db "$1" load "$2" && echo "{}"', evalwh]
@@ -145,21 +178,25 @@ def main() -> None:
         for attempt in range(args.repeat):
             squad.append(measured([sys.executable, "-c", SQUAD_SCRIPT, str(dataset), str(predictions)]))
             wh.append(measured([*command, str(root / f"bench{attempt}.duckdb"), str(run)], env))
+            floor.append(measured([sys.executable, "-c", FLOOR, str(run)]))
         print(f"{'':<16}{'wall min s':>12}{'CPU min s':>11}{'peak RSS MiB':>14}")
-        for name, runs in (("squad", squad), ("evalwh", wh), ("evalwh, first", [first])):
+        for name, runs in (("squad", squad), ("evalwh", wh), ("evalwh, first", [first]), ("floor", floor)):
             print(f"{name:<16}{min(r.wall for r in runs):>12.3f}{min(r.cpu for r in runs):>11.3f}"
                   f"{max(r.peak_mib for r in runs):>14.0f}")
         ratio = min(r.cpu for r in wh) / min(r.cpu for r in squad)
         print(f"evalwh takes {ratio:.2f}x the SQuAD script's CPU time "
               f"({first.cpu / min(r.cpu for r in squad):.2f}x for the first new warehouse, which builds the template)")
+        print(f"the floor takes {min(r.cpu for r in floor) / min(r.cpu for r in squad):.2f}x the script's CPU time; "
+              f"evalwh {min(r.cpu for r in wh) / min(r.cpu for r in floor):.2f}x the floor's")
         con = duckdb.connect(str(root / "bench0.duckdb"), read_only=True)
         got = dict(con.execute("SELECT metric, value FROM metrics_history WHERE metric IN ('mean_em', 'mean_f1')").fetchall())
         con.close()
         want = squad[0].output
-        same = all(abs(got[k] - want[k]) < 1e-12 for k in ("mean_em", "mean_f1"))
-        print(f"mean_em {got['mean_em']:.6f}  mean_f1 {got['mean_f1']:.6f}  the same as the script's: {same}")
+        same = all(abs(side[k] - want[k]) < 1e-12 for side in (got, floor[0].output) for k in ("mean_em", "mean_f1"))
+        print(f"mean_em {got['mean_em']:.6f}  mean_f1 {got['mean_f1']:.6f}  evalwh's and the floor's "
+              f"the same as the script's: {same}")
         if not same:
-            sys.exit(f"evalwh and the SQuAD script disagree: {got} against {want}")
+            sys.exit(f"evalwh, the floor and the SQuAD script disagree: {got}, {floor[0].output} against {want}")
 
 
 if __name__ == "__main__":

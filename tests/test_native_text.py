@@ -200,3 +200,39 @@ def test_variant_normal_forms_from_their_tokens_at_every_separator_and_control(c
              if chr(c).isspace() or unicodedata.category(chr(c)) in ("Zs", "Zl", "Zp", "Cc", "Cf")]
     texts = [f"{e}The x{e}|{e}|{e}{e}a|{e}an{e}|y{e}" for e in edges]
     assert len(edges) > 200 and compare_squad(con, texts) == []
+
+
+def answer_numbers_reference(answer: str, cited: list[str]) -> list[str]:
+    # the support screen's numbers of an answer: each cited id replaced by a space, the longer ids first
+    # (ids of one length in their listed order), then the digit runs not after a letter or digit
+    for cited_id in sorted(cited, key=len, reverse=True):
+        answer = answer.replace(cited_id, " ")
+    return numbers(answer)
+
+
+PIECES = st.sampled_from(["a", "1", "2", "-", " ", "٣", "é", "Σ", "H", "x1", "1b", "a1"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=12).map("".join),
+       st.lists(st.lists(PIECES, min_size=1, max_size=4).map("".join), max_size=5))
+def test_answer_numbers_without_the_cited_ids(con: duckdb.DuckDBPyConnection, answer: str, cited: list[str]) -> None:
+    # ids made of the answer's own pieces, so they overlap it, each other, and tie in length
+    got = con.execute("SELECT native_answer_numbers(?, ?)", [answer, cited]).fetchall()[0][0]
+    assert got == answer_numbers_reference(answer, cited)
+
+
+def test_answer_numbers_of_ids_that_overlap() -> None:
+    con = duckdb.connect()
+    register_native_macros(con, python_fallback=False)
+    cases = [
+        ("a12 7", ["a1", "12"], ["2", "7"]),         # ids of one length in their order: a1 first leaves the 2
+        ("a12 7", ["12", "a1"], ["7"]),              # 12 first leaves the a
+        ("x H12 and H1 2", ["H1", "H12"], ["2"]),    # the longer id first, or H12 would leave a 2
+        ("12 ١٢", [], ["12", "١٢"]),
+        ("none", None, []),
+    ]
+    for answer, cited, want in cases:
+        assert con.execute("SELECT native_answer_numbers(?, ?)", [answer, cited]).fetchall()[0][0] == want
+        if cited is not None:
+            assert answer_numbers_reference(answer, cited) == want

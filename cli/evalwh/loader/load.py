@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,8 @@ from evalwh.loader.validate import (
     validate_table,
 )
 from evalwh.output.terminal import progress
-from evalwh.sqltext import sql_identifier
-from evalwh.text.nativetext import register_native_macros
+from evalwh.sqltext import sql_identifier, sql_literal
+from evalwh.text.nativetext import CAPITAL_SIGMA, register_native_macros
 from evalwh.text.reader_output import register_reader_udfs
 from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse.connection import (
@@ -350,7 +350,7 @@ def _write_responses(
     else:
         fields = "CASE WHEN s.output = '' THEN coalesce(s.answer, '') ELSE s.output END AS output, " \
                  "TRUE AS parse_ok, coalesce(s.answer, '') AS answer, s.cited AS sources"
-        numbers_of = "answer_numbers(p.answer, p.sources)"
+        numbers_of = "native_answer_numbers(p.answer, p.sources)"  # cited ids are never empty here (validate)
     con.execute(
         f"""INSERT INTO responses BY NAME
         SELECT $run AS run_id, p.question_id, p.row_no AS ordinal, p.output, p.parse_ok, p.answer, p.sources,
@@ -460,11 +460,16 @@ def load_run(
     try:
         # the whole load under one memory limit, spilling past it: its peak is bounded by the limit, not the run
         limit_memory(con, invocation.memory_limit or LOAD_MEMORY_LIMIT)
-        register_udfs(con)
-        register_native_macros(con)
-        register_reader_udfs(con)
         with progress(f"load {run_id}", len(SPECS) + 1, enabled=invocation.progress) as advance:
             staged = stage_directory(con, directory, settings, advance, allow_extra)
+            # the Python text functions (and numpy, which registering them imports) only where the native
+            # macros cannot do the work: the two_line and bracket parsers, and a text with a capital sigma
+            parsers = "responses" in staged and settings.format != "structured"
+            python = parsers or holds_capital_sigma(con, staged.values())
+            if python:
+                register_udfs(con)
+                register_reader_udfs(con)
+            register_native_macros(con, python_fallback=python)
             stopwords, stop_source = read_stopwords(directory, settings)
             advance(len(SPECS) - len(staged))
             params = {
@@ -487,6 +492,20 @@ def load_run(
                           unparsed=unparsed, reader_format=settings.format)
     finally:
         con.close()
+
+
+def holds_capital_sigma(con: duckdb.DuckDBPyConnection, staged: Iterable[Staged]) -> bool:
+    """Whether any text column of the staged files holds a capital sigma, which Python lower-cases by its
+    context and the native macros leave to the Python text functions. Every text the load normalises
+    comes from one of these columns."""
+    for table in staged:
+        texts = [name for name, kind in con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {table.table})")
+                 .fetchall() if kind == "VARCHAR"]
+        if texts:
+            found = " OR ".join(f"contains({sql_identifier(name)}, {sql_literal(CAPITAL_SIGMA)})" for name in texts)
+            if con.execute(f"SELECT 1 FROM {table.table} WHERE {found} LIMIT 1").fetchall():
+                return True
+    return False
 
 
 def _write(

@@ -24,6 +24,10 @@ identical result:
 tests/test_native_text.py runs every code point, and pairs of the characters where
 the engines could disagree, through both. The macros live on the loading
 connection only: no view calls them.
+
+Registering a Python UDF costs a process the import of numpy, so a load whose texts hold no capital
+sigma defines the macros without the fallback (``python_fallback=False``): there a capital sigma
+stops the query with an error instead of calling a function the connection does not have.
 """
 
 from __future__ import annotations
@@ -50,9 +54,18 @@ def re2_class(python_pattern: str, negate: bool = False) -> str:
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
-@lru_cache(maxsize=1)
-def macro_definitions() -> dict[str, str]:
-    """Macro name -> ``(t) AS <expression>`` for each native text function."""
+def sigma_fallback(call: str, python_fallback: bool) -> str:
+    """What a macro does with a text holding a capital sigma: ``call``, the Python UDF; or, on a connection
+    without the UDFs, an error naming the text (never a wrong answer)."""
+    if python_fallback:
+        return call
+    return "error('a text with a capital sigma needs the Python text functions: ' || t)"
+
+
+@lru_cache(maxsize=2)
+def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
+    """Macro name -> ``(t) AS <expression>`` for each native text function; without ``python_fallback``
+    a text with a capital sigma raises an error where it would call a Python UDF."""
     digit = re2_class(r"\d")
     alnum = re2_class(r"[^\W_]")
     not_alnum = re2_class(r"[^\W_]", negate=True)
@@ -67,6 +80,7 @@ def macro_definitions() -> dict[str, str]:
     no_marks = f"regexp_replace({lowered}, {marks}, '', 'g')"
     kept = "'\\1 \\2'"  # the characters around an article, a space between them
     no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
+    unicode_terms = sigma_fallback("terms(t, 'unicode')", python_fallback)
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
@@ -85,7 +99,8 @@ def macro_definitions() -> dict[str, str]:
         # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a
         # capital sigma by its context (final sigma), which DuckDB does not: such texts go to the Python UDF
         # terms, which the connection must have registered (evalwh.text.textnorm.register_udfs)
-        "native_uterms": f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN terms(t, 'unicode') "
+        "native_uterms": f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) "
+                         f"THEN {unicode_terms} "
                          f"ELSE regexp_extract_all(lower(replace(t, {sql_literal(DOTTED_CAPITAL_I)}, "
                          f"{sql_literal(PYTHON_LOWER_DOTTED_I)})), {sql_literal(alnum + '(?:' + alnum + '|-)*')}) END",
         # terms(t, 'unicode') given w = words(t): on ASCII text without a hyphen the two tokenizers agree
@@ -104,7 +119,8 @@ def macro_definitions() -> dict[str, str]:
         # squad_tokens(t): the words of SQuAD's normal form (lower-case, P and S deleted, no article). Python
         # lower-cases a capital sigma by its context, as DuckDB does not: such texts go to the Python UDF
         "native_squad_tokens": (
-            f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) THEN squad_tokens(t) "
+            f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) "
+            f"THEN {sigma_fallback('squad_tokens(t)', python_fallback)} "
             f"ELSE list_filter(regexp_split_to_array({no_articles}, {sql_literal(space + '+')}), lambda p: p <> '') END"
         ),
         # squad_normalize(t): those words joined by single spaces
@@ -123,6 +139,15 @@ def macro_definitions() -> dict[str, str]:
             "(t, k) AS list_transform(list_filter(list_zip(list_filter(string_split(t, '|'), lambda v: v <> ''), k), "
             f"lambda p: trim(p[1], {sql_literal(spaces)}) <> ''), lambda p: array_to_string(p[2], ' '))"
         ),
+        # answer_numbers(a, s): numbers(a) once each cited id in s, the longest first (in their order among
+        # ids of one length, as Python's stable sort keeps them), is replaced by a space. For ids that are
+        # not empty, which the structured format guarantees: Python's replace('', ' ') would space out every
+        # character, DuckDB's leaves the text as it is
+        "native_answer_numbers": (
+            "(a, s) AS native_numbers(list_reduce(list_concat([coalesce(a, '')], list_transform(list_sort("
+            "list_transform(coalesce(s, CAST([] AS VARCHAR[])), lambda x, i: {'key': -length(x), 'at': i, 'id': x})), "
+            "lambda e: e.id)), lambda text, x: replace(text, x, ' ')))"
+        ),
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such
         # mark (plus the white space after it, dropped here); no mark: the whole text, stripped. Only the
@@ -136,8 +161,9 @@ def macro_definitions() -> dict[str, str]:
     }
 
 
-def register_native_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Define the native text macros as temporary macros of ``con`` (the loading connection), which must
-    have the Python UDFs the macros fall back to for a capital sigma (evalwh.text.textnorm.register_udfs)."""
-    for name, body in macro_definitions().items():
+def register_native_macros(con: duckdb.DuckDBPyConnection, python_fallback: bool = True) -> None:
+    """Define the native text macros as temporary macros of ``con`` (the loading connection). With
+    ``python_fallback`` the connection must have the Python UDFs the macros fall back to for a capital sigma
+    (evalwh.text.textnorm.register_udfs); without it, a text with a capital sigma is an error."""
+    for name, body in macro_definitions(python_fallback).items():
         con.execute(f"CREATE OR REPLACE TEMP MACRO {name}{body}")

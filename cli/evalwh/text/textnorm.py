@@ -94,6 +94,17 @@ def squad_variant_norms(text: str) -> list[str]:
     return [squad_normalize(v) for v in variants(text)]
 
 
+def ensure_udfs(con: duckdb.DuckDBPyConnection) -> None:
+    """Register the normalisation functions on ``con`` unless it has them already (a schema step that fills
+    a stored column calls them; registering them imports numpy, which a load without such a step spares)."""
+    [(registered,)] = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'squad_variant_norms' "
+        "AND function_type = 'scalar'"
+    ).fetchall()
+    if not registered:
+        register_udfs(con)
+
+
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the normalisation functions on a connection (used at load time only, never by views)."""
     text_list = con.list_type(VARCHAR)  # not duckdb.list_type, which opens the default connection

@@ -14,6 +14,7 @@ import duckdb
 from evalwh import __version__
 from evalwh.errors import WarehouseError
 from evalwh.resources import schema_steps
+from evalwh.text.textnorm import ensure_udfs
 from evalwh.warehouse.views import create_views, views_current
 
 
@@ -52,6 +53,7 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     applied = 0
     for version, _, sql in schema_steps():
         if version > found:
+            ensure_udfs(con)  # the steps that fill stored columns call the Python normalisation
             try:
                 con.execute(sql)
             except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names

@@ -1,0 +1,112 @@
+"""Which loads register the Python text functions, and that every load normalises as the rules say.
+
+Registering a Python UDF imports numpy, so a structured run whose texts hold no capital sigma is
+loaded with the native macros alone (evalwh.loader.load.holds_capital_sigma). A capital sigma in any
+input file brings the Python functions back: Python lower-cases a final capital sigma to ς, DuckDB to
+σ, and the macros leave such a text to Python. The expected values come from tests/reference_rtr.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from evalwh.loader import load_run
+from evalwh.text.nativetext import register_native_macros
+from tests.conftest import rows, write_table
+from tests.reference_rtr import first_sentence, normalize_answer, numbers, tokens
+
+SIGMA = "ΟΔΟΣ"  # its last letter is a final sigma to Python: "οδος", where DuckDB's lower() gives "οδοσ"
+PLACES = ("chunks", "questions", "acceptable", "responses")
+
+
+def structured_run(folder: Path, sigma_in: str | None) -> dict[str, str]:
+    """A one-question structured run, unicode tokenizer, with the capital-sigma word in one file (or none);
+    returns its texts."""
+    def text(place: str, plain: str, with_sigma: str) -> str:
+        return with_sigma if sigma_in == place else plain
+
+    texts = {
+        "chunk": text("chunks", "Guest wifi opens at 9. Staff 12 only!", f"{SIGMA} wifi opens at 9. Staff 12 only!"),
+        "question": text("questions", "When does guest wifi open?", f"When does {SIGMA} wifi open?"),
+        "acceptable": text("acceptable", "at 9|9 am", f"at 9|{SIGMA} 9"),
+        "answer": text("responses", "At 9, per wifi-1 (see wifi-12)!", f"At 9 {SIGMA}, per wifi-1 (see wifi-12)!"),
+    }
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [["wifi-1", texts["chunk"]], ["wifi-12", "Other 34."]])
+    write_table(folder / "questions.csv", ["question_id", "question", "expected", "acceptable_answers"],
+                [["q1", texts["question"], "answer", texts["acceptable"]]])
+    write_table(folder / "responses.jsonl", ["question_id", "answer", "cited", "refused"],
+                [["q1", texts["answer"], ["wifi-1", "wifi-12"], False]])
+    (folder / "run.toml").write_text('[retrieval]\ntokenizer = "unicode"\n[reader]\nformat = "structured"\n',
+                                     encoding="utf-8")
+    return texts
+
+
+@pytest.mark.parametrize("sigma_in", [None, *PLACES])
+def test_every_stored_text_column_follows_the_rules_with_or_without_the_python_functions(
+    db: Path, tmp_path: Path, sigma_in: str | None
+) -> None:
+    texts = structured_run(tmp_path / "run", sigma_in)
+    load_run(db, tmp_path / "run", run="r")
+    chunk_terms, first = rows(db, "SELECT t.text_uterms, t.first_sentence FROM chunk_texts AS t JOIN chunk_refs AS c "
+                                  "USING (text_hash) WHERE c.chunk_id = 'wifi-1'")[0]
+    assert chunk_terms == tokens(texts["chunk"], "unicode")
+    assert first == first_sentence(texts["chunk"])
+    question_terms, acceptable_tokens = rows(db, "SELECT question_terms, acceptable_tokens FROM questions")[0]
+    assert question_terms == tokens(texts["question"], "unicode")
+    assert acceptable_tokens == [normalize_answer(v).split() for v in texts["acceptable"].split("|") if v]
+    answer_tokens, answer_numbers = rows(db, "SELECT answer_tokens, answer_numbers FROM responses")[0]
+    assert answer_tokens == normalize_answer(texts["answer"]).split()
+    # the cited ids are taken out of the answer first, the longer first: wifi-12 whole, then wifi-1
+    assert answer_numbers == numbers(texts["answer"].replace("wifi-12", " ").replace("wifi-1", " "))
+    assert answer_numbers == ["9"]
+    # the extractive baseline's normal form of the rank-1 chunk's first sentence
+    sentence_norms = {n for (n,) in rows(db, "SELECT sentence_norm FROM sentence_norms")}
+    assert normalize_answer(first_sentence(texts["chunk"])) in sentence_norms
+    if sigma_in is not None:  # the rule's own answer, which DuckDB's lower() alone would not give
+        assert "οδος" in {*chunk_terms, *question_terms, *answer_tokens, *sum(acceptable_tokens, [])}
+
+
+LOAD_IN_A_PROCESS = """
+import json, sys
+from pathlib import Path
+from evalwh.loader import load_run
+load_run(Path(sys.argv[1]), Path(sys.argv[2]), run="r")
+print(json.dumps("numpy" in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(("sigma_in", "fmt", "numpy"), [
+    (None, "structured", False),
+    ("responses", "structured", True),
+    (None, "two_line", True),
+])
+def test_only_a_load_that_needs_the_python_functions_imports_numpy(
+    db: Path, tmp_path: Path, sigma_in: str | None, fmt: str, numpy: bool
+) -> None:
+    structured_run(tmp_path / "warm", None)
+    load_run(tmp_path / "warm.duckdb", tmp_path / "warm", run="w")  # the session's template exists from here on
+    run = tmp_path / "run"
+    structured_run(run, sigma_in)
+    if fmt == "two_line":
+        write_table(run / "responses.csv", ["question_id", "output"], [["q1", "Answer: at 9\nSources: wifi-1"]])
+        (run / "responses.jsonl").unlink()
+        (run / "run.toml").write_text('[reader]\nformat = "two_line"\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", LOAD_IN_A_PROCESS, str(db), str(run)],
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) is numpy
+
+
+def test_without_the_python_functions_a_capital_sigma_is_an_error_never_a_wrong_answer() -> None:
+    con = duckdb.connect()
+    register_native_macros(con, python_fallback=False)
+    assert con.execute("SELECT native_squad_tokens('Guest wifi'), native_uterms('Guest wifi')").fetchall() == [
+        (["guest", "wifi"], ["guest", "wifi"])]
+    for call in ("native_squad_tokens(?)", "native_uterms(?)", "native_squad_variants(?)"):
+        with pytest.raises(duckdb.InvalidInputException, match="capital sigma"):
+            con.execute(f"SELECT {call}", [SIGMA]).fetchall()
