@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import evalwh.loader.load as load_module
 from evalwh.loader import load_run
 from evalwh.loader.load import ranges_union
 from evalwh.text.textnorm import first_sentence, norm, numbers
@@ -46,10 +47,20 @@ def test_ranges_union_reads_every_row_once(parts: int) -> None:
     assert got == [i for i in range(3, 9000, 3) if i % 7 != 0]
 
 
-def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(db: Path, tmp_path: Path) -> None:
+def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # 3,000 chunks over 1,500 texts, of which the first run already stored 500: on more than one core the
     # second run's new texts are split between the threads, and each must be stored once with what the
-    # Python reference gives
+    # Python reference gives. Files this small would be loaded on one thread: here on DuckDB's default
+    monkeypatch.setattr(load_module, "ONE_THREAD_BYTES", 0)
+    splits: list[int] = []
+
+    def split(con: duckdb.DuckDBPyConnection, select: str, table: str, parts: int) -> str:
+        splits.append(parts)
+        return ranges_union(con, select, table, parts)
+
+    monkeypatch.setattr(load_module, "ranges_union", split)
     texts = [f"Text {i}: Über-{i % 13} rooms, café #{i * 7}. Second part {i}!" for i in range(1500)]
     first, second = tmp_path / "first", tmp_path / "second"
     write_table(first / "chunks.csv", ["chunk_id", "text"], [[f"a{i}", t] for i, t in enumerate(texts[:500])])
@@ -59,6 +70,8 @@ def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(db: Path, 
         write_table(folder / "claims.csv", ["claim_id", "text", "quote"], [["c", "Text 1", "text 1"]])
     assert load_run(db, first, run="first").normalised == 500
     assert load_run(db, second, run="second").normalised == 1000
+    threads = duckdb.connect().execute("SELECT current_setting('threads')").fetchall()[0][0]
+    assert splits == ([threads] if threads > 1 else [])  # the second run's new texts, split between the threads
     stored = rows(db, "SELECT text, text_norm, text_numbers, first_sentence FROM chunk_texts ORDER BY text")
     assert stored == sorted((t, norm(t), numbers(t), first_sentence(t)) for t in texts)
 

@@ -110,3 +110,13 @@ def test_without_the_python_functions_a_capital_sigma_is_an_error_never_a_wrong_
     for call in ("native_squad_tokens(?)", "native_uterms(?)", "native_squad_variants(?)"):
         with pytest.raises(duckdb.InvalidInputException, match="capital sigma"):
             con.execute(f"SELECT {call}", [SIGMA]).fetchall()
+
+
+def test_a_small_run_folder_loads_on_one_thread_a_large_one_on_duckdbs_default(tmp_path: Path) -> None:
+    from evalwh.loader.load import ONE_THREAD_BYTES, load_threads
+
+    folder = tmp_path / "run"
+    structured_run(folder, None)
+    assert load_threads(folder) == 1
+    (folder / "padding.bin").write_bytes(b"x" * ONE_THREAD_BYTES)  # every file counts, as stored
+    assert load_threads(folder) is None

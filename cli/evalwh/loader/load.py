@@ -163,6 +163,19 @@ def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{sql_identifier(column)}" if column in staged.columns else default
 
 
+# a run folder whose files hold fewer bytes than this is loaded on one thread
+ONE_THREAD_BYTES = 4 << 20
+
+
+def load_threads(directory: Path) -> int | None:
+    """1 for a run folder whose files (as stored: a compressed one counts its compressed bytes) hold fewer
+    than ONE_THREAD_BYTES, else None, DuckDB's default. On files this small DuckDB's other threads mostly
+    wait for work, and waiting costs CPU: one thread loads them in the same wall time for less CPU
+    (docs/benchmarks.md, scoring answers)."""
+    stored = sum(entry.stat().st_size for entry in directory.iterdir() if entry.is_file())
+    return 1 if stored < ONE_THREAD_BYTES else None
+
+
 # DuckDB's rows per row group: a table scan hands each thread whole row groups
 ROW_GROUP_ROWS = 122_880
 
@@ -460,6 +473,8 @@ def load_run(
     try:
         # the whole load under one memory limit, spilling past it: its peak is bounded by the limit, not the run
         limit_memory(con, invocation.memory_limit or LOAD_MEMORY_LIMIT)
+        if (threads := load_threads(directory)) is not None:
+            con.execute(f"SET threads = {threads}")
         with progress(f"load {run_id}", len(SPECS) + 1, enabled=invocation.progress) as advance:
             staged = stage_directory(con, directory, settings, advance, allow_extra)
             # the Python text functions (and numpy, which registering them imports) only where the native
