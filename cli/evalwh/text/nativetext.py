@@ -81,6 +81,14 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
     kept = "'\\1 \\2'"  # the characters around an article, a space between them
     no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
     unicode_terms = sigma_fallback("terms(t, 'unicode')", python_fallback)
+
+    def strip(v: str) -> str:
+        # Python's strip(): DuckDB's trim by a list of characters reads that list again for every text, so
+        # it runs only on a text that starts or ends with white space (an empty one: trimmed, still empty)
+        listed = sql_literal(spaces)
+        return (f"CASE WHEN contains({listed}, left({v}, 1)) OR contains({listed}, right({v}, 1)) "
+                f"THEN trim({v}, {listed}) ELSE {v} END")
+
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
@@ -127,7 +135,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         "native_squad_normalize": "(t) AS array_to_string(native_squad_tokens(t), ' ')",
         # variants(t): split at |, each stripped as Python's strip() does, the blank ones dropped
         "native_variants": (
-            f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: trim(v, {sql_literal(spaces)})), "
+            f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: {strip('v')}), "
             "lambda v: v <> '')"
         ),
         # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept)
@@ -137,7 +145,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
         "native_squad_variant_norms": (
             "(t, k) AS list_transform(list_filter(list_zip(list_filter(string_split(t, '|'), lambda v: v <> ''), k), "
-            f"lambda p: trim(p[1], {sql_literal(spaces)}) <> ''), lambda p: array_to_string(p[2], ' '))"
+            f"lambda p: {strip('p[1]')} <> ''), lambda p: array_to_string(p[2], ' '))"
         ),
         # answer_numbers(a, s): numbers(a) once each cited id in s, the longest first (in their order among
         # ids of one length, as Python's stable sort keeps them), is replaced by a space. For ids that are
