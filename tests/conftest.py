@@ -57,13 +57,9 @@ def template_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from evalwh.warehouse.template import CACHE_ENV
 
     folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get(CACHE_ENV)
-    os.environ[CACHE_ENV] = str(folder)
-    yield folder
-    if before is None:
-        del os.environ[CACHE_ENV]
-    else:
-        os.environ[CACHE_ENV] = before
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(folder))
+        yield folder
 
 
 @pytest.fixture

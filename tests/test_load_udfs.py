@@ -4,6 +4,7 @@ Registering a Python UDF imports numpy, so a structured run whose texts hold no 
 loaded with the native macros alone (evalwh.loader.load.holds_capital_sigma). A capital sigma in any
 input file brings the Python functions back: Python lower-cases a final capital sigma to ς, DuckDB to
 σ, and the macros leave such a text to Python. The expected values come from tests/reference_rtr.py.
+A small run folder is loaded on one thread (evalwh.loader.load.load_threads), also to spare CPU.
 """
 
 from __future__ import annotations

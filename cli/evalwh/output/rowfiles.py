@@ -86,7 +86,7 @@ def _load(
     if not selects:
         con.execute("CREATE TEMP TABLE rows_out AS SELECT 1 WHERE false")
         return []
-    if arrays if arrays is not None else len(rows.rows) > LIST_ROWS:
+    if len(rows.rows) > LIST_ROWS if arrays is None else arrays:
         import numpy as np
 
         con.register("evalwh_arrays", {key: np.fromiter(values, dtype=object, count=len(values))

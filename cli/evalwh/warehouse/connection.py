@@ -126,7 +126,6 @@ def _build_empty_warehouse(path: Path) -> None:
     """Create an empty warehouse at the new file ``path``: every schema step and view, nothing else."""
     con = new_connection()
     try:
-        register_udfs(con)  # a schema step fills stored columns with them
         con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{NEW_FILE}")  # a private scratch file: no lock to wait out
         con.execute("USE warehouse")
         with transaction(con):
@@ -219,11 +218,12 @@ def open_warehouse(
     existing file at this release's schema and opens it read-only. The evalwh UDFs
     (``words``, ``norm``, ...) are registered on it unless ``udfs=False``: code that only
     reads the views (every command but a load) passes that, since no view calls a UDF and
-    registering them costs a numpy import.
+    registering them costs a numpy import; a schema step that calls them registers them itself
+    (``migrate``).
     """
     if (not write or not create) and not path.exists():
         raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
-    con = connect(path, read_only=not write, invocation=invocation, udfs=udfs or write)
+    con = connect(path, read_only=not write, invocation=invocation, udfs=udfs)
     try:
         if write:
             with transaction(con):
