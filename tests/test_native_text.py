@@ -183,6 +183,16 @@ def test_squad_normalisation_of_pairs_and_chains(con: duckdb.DuckDBPyConnection)
     assert compare_squad(con, texts) == []
 
 
+def test_squad_normalisation_of_every_ascii_pair(con: duckdb.DuckDBPyConnection) -> None:
+    # an ASCII text takes the ASCII path (ASCII's classes): every pair of ASCII characters around articles
+    # and inside a word, once as one answer and once as variants; then one character more makes the same
+    # text take the Unicode path, with the same result
+    pairs = [chr(a) + chr(b) for a in range(128) for b in range(128)]
+    texts = [f"{p}a{p}The{p}x{p[::-1]}an|{p}the b{p}" for p in pairs]
+    assert compare_squad(con, texts) == []
+    assert compare_squad(con, [t + "\u00e9" for t in texts[::37]]) == []
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.sampled_from(["a", "an", "the", " ", "|", ".", "_", "\u0301", "Σ", "İ"]),
                                     st.characters(exclude_categories=["Cs"])), max_size=30).map("".join),

@@ -54,6 +54,14 @@ def re2_class(python_pattern: str, negate: bool = False) -> str:
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
+def ascii_class(python_pattern: str, negate: bool = False) -> str:
+    """An RE2 character class matching the ASCII characters Python's ``python_pattern`` matches (negated: every
+    other character, which in an ASCII text is every other ASCII character)."""
+    parts = [f"\\x{{{first:X}}}" if first == min(last, 0x7F) else f"\\x{{{first:X}}}-\\x{{{min(last, 0x7F):X}}}"
+             for first, last in spans(python_pattern) if first <= 0x7F]
+    return ("[^" if negate else "[") + "".join(parts) + "]"
+
+
 def sigma_fallback(call: str, python_fallback: bool) -> str:
     """What a macro does with a text holding a capital sigma: ``call``, the Python UDF; or, on a connection
     without the UDFs, an error naming the text (never a wrong answer)."""
@@ -81,6 +89,14 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
     kept = "'\\1 \\2'"  # the characters around an article, a space between them
     no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
     unicode_terms = sigma_fallback("terms(t, 'unicode')", python_fallback)
+    # the same steps on an ASCII text, with ASCII's classes: small classes that RE2 matches faster
+    ascii_not_word = ascii_class(r"\w", negate=True)
+    ascii_marks = sql_literal(ascii_class(r"[\p{P}\p{S}]"))
+    ascii_spaces = sql_literal(ascii_class(r"\s") + "+")
+    ascii_article = sql_literal(f"(^|{ascii_not_word})(?:a|an|the)({ascii_not_word}|$)")
+    ascii_no_marks = f"regexp_replace(lower(t), {ascii_marks}, '', 'g')"
+    ascii_no_articles = (f"regexp_replace(regexp_replace({ascii_no_marks}, {ascii_article}, {kept}, 'g'), "
+                         f"{ascii_article}, {kept}, 'g')")
 
     def strip(v: str) -> str:
         # Python's strip(): DuckDB's trim by a list of characters reads that list again for every text, so
@@ -124,10 +140,17 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
             f"(t) AS list_transform(regexp_extract_all(t, {sql_literal('(?:^|' + not_alnum + ')' + digit + '+')}), "
             f"lambda m: CASE WHEN regexp_full_match(m, {sql_literal(digit + '+')}) THEN m ELSE substr(m, 2) END)"
         ),
+        # squad_tokens(t) of an ASCII text (strlen(t) = length(t): one byte per character), where the steps
+        # below need only ASCII's classes
+        "native_ascii_squad_tokens": (
+            f"(t) AS list_filter(regexp_split_to_array({ascii_no_articles}, {ascii_spaces}), "
+            "lambda p: p <> '')"
+        ),
         # squad_tokens(t): the words of SQuAD's normal form (lower-case, P and S deleted, no article). Python
         # lower-cases a capital sigma by its context, as DuckDB does not: such texts go to the Python UDF
         "native_squad_tokens": (
-            f"(t) AS CASE WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) "
+            "(t) AS CASE WHEN strlen(t) = length(t) THEN native_ascii_squad_tokens(t) "
+            f"WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) "
             f"THEN {sigma_fallback('squad_tokens(t)', python_fallback)} "
             f"ELSE list_filter(regexp_split_to_array({no_articles}, {sql_literal(space + '+')}), lambda p: p <> '') END"
         ),
@@ -138,9 +161,13 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
             f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: {strip('v')}), "
             "lambda v: v <> '')"
         ),
-        # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept)
-        "native_squad_variants": "(t) AS list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), "
-                                 "lambda v: native_squad_tokens(v))",
+        # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept); the
+        # variants of an ASCII text are ASCII, so one test picks the ASCII path for all of them
+        "native_squad_variants": (
+            "(t) AS CASE WHEN strlen(t) = length(t) "
+            "THEN list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), lambda v: native_ascii_squad_tokens(v)) "
+            "ELSE list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), lambda v: native_squad_tokens(v)) END"
+        ),
         # squad_variant_norms(t), given k = squad_variants(t): stripping a variant changes none of its tokens, so the
         # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
         "native_squad_variant_norms": (
