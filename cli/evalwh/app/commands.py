@@ -6,6 +6,7 @@ Rows go to stdout in the chosen format; messages and errors go to stderr as
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from evalwh.app import version_line
-from evalwh.app.argv import GlobalOptionsGroup
+from evalwh.app.argv import GlobalOptionsGroup, narrowed
 from evalwh.app.diagnostics import crash, handles_errors
 from evalwh.app.options import (
     DEFAULT_DB,
@@ -892,6 +893,6 @@ def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
 def main() -> None:
     """Console-script entry point: what escapes every command's handler (a bug) is one line and exit 70."""
     try:
-        app()
+        narrowed(app, sys.argv[1:], os.environ)()
     except Exception as exc:
         sys.exit(int(crash(exc)))
