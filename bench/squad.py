@@ -15,6 +15,7 @@ third none), then, in separate processes measured by /usr/bin/time, runs
           one and take the means, with no validation, no warehouse file and no other column or metric.
           evalwh / floor is what the warehouse around the scoring costs.
 
+evalwh's modules are byte-compiled first, as an installation has them (see measure.byte_compiled).
 evalwh keeps its cached empty warehouse (evalwh.warehouse.template) in a directory of its own here: the
 first load builds it, and is printed apart ("evalwh, first"); every later one copies it.
 
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import duckdb
 
-from measure import measured
+from measure import byte_compiled, measured
 
 WORDS = ("refund window thirty days laptop loan returned the staff manager a extension register an lost security "
          "team device guest wifi password monday month network printer visitors reception expense receipt").split()
@@ -165,6 +166,7 @@ def main() -> None:
     parser.add_argument("answers", type=int, nargs="?", default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    print(byte_compiled())
     evalwh = shutil.which("evalwh", path=str(Path(sys.executable).parent)) or sys.exit("evalwh is not installed")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -4,7 +4,7 @@ interpreter alone; importing Typer; Typer and its Rich help; Typer and DuckDB; T
 reading the small warehouse's runs table, the floor of `evalwh runs`) and beside importing
 everything the command line imported before its imports were made lazy (DuckDB, numpy, Jinja, the
 loader and the report code). Each side runs in its own process, interleaved with the others and
-repeated; the minimum is printed. CPU and peak RSS are the child's own, from wait4().
+repeated; the minimum is printed. evalwh's modules are byte-compiled first, as an installation has them. CPU and peak RSS are the child's own, from wait4().
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from measure import byte_compiled
 
 REPEATS = 9
 EVALWH = str(Path(sys.executable).parent / "evalwh")
@@ -39,6 +41,7 @@ def cpu_and_peak(argv: list[str], cwd: Path) -> tuple[float, float]:
 
 
 def main() -> None:
+    print(byte_compiled())
     with tempfile.TemporaryDirectory() as scratch:
         here = Path(scratch)
         subprocess.run([EVALWH, "--db", "wh.duckdb", "-q", "seed"], cwd=here, check=True)
