@@ -281,6 +281,11 @@ CASES: list[Case] = [
          {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
          {"claim_id": "c2", "text": "t", "quote": "q", "cited": ["handbook-1", "hand\tbook"]}]), (d / "citations.csv").unlink())),
          "claims.jsonl, row 2, column cited: cited ids must be non-empty, without tabs or newlines"),
+    Case("JSONL cited list holding a null", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
+         {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
+         {"claim_id": "c2", "text": "t", "quote": "q", "cited": []},
+         {"claim_id": "c3", "text": "t", "quote": "q", "cited": ["handbook-1", None]}]), (d / "citations.csv").unlink())),
+         "claims.jsonl, row 3, column cited: expected a list of chunk ids, found a list holding a value that is not a string"),
     Case("JSONL cited list holding an id with a carriage return", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
          {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]},
          {"claim_id": "c2", "text": "t", "quote": "q", "cited": ["handbook-1", "handbook\r"]}]), (d / "citations.csv").unlink())),
@@ -300,6 +305,10 @@ CASES: list[Case] = [
     Case("Parquet cited of integers", lambda s: chapter(s, lambda d: (to_parquet(d, "claims",
          "SELECT 'c1' AS claim_id, 't' AS text, 'q' AS quote, [1, 2] AS cited"), (d / "citations.csv").unlink())),
          "claims.parquet, column cited: expected a list of chunk ids, found a column of type INTEGER[]"),
+    Case("Parquet cited list holding a null", lambda s: chapter(s, lambda d: (to_parquet(d, "claims",
+         "SELECT * FROM (VALUES ('c1', 't', 'q', ['handbook-1']), ('c2', 't', 'q', []), "
+         "('c3', 't', 'q', ['handbook-1', NULL])) AS v(claim_id, text, quote, cited)"), (d / "citations.csv").unlink())),
+         "claims.parquet, row 3, column cited: cited ids must be non-empty, without tabs or newlines"),
     Case("Parquet unknown column", lambda s: chapter(s, lambda d: to_parquet(d, "chunks",
          "SELECT 'k' AS chunk_id, 't' AS text, 'x' AS chunk_txt")), "chunks.parquet, column chunk_txt: unknown column"),
     Case("not a Parquet file", lambda s: chapter(s, lambda d: ((d / "chunks.csv").unlink(),

