@@ -2,7 +2,7 @@
 
 `python bench/claims.py [CLAIMS] [CHUNKS] [--questions N] [--repeat N]` (default 1,000,000 claims over
 250,000 chunks, and 2,000 questions per 1,000,000 claims; `--questions 0` for a run of claims alone)
-generates one run folder, then, in separate processes measured by /usr/bin/time, runs
+generates one run folder, then, in separate processes measured by the kernel (wait4), runs
 
   chapter the chapter's project code as it is written, over the run's CSVs: CHUNKS a dict of chunk texts,
           CLAIMS a list of (claim id, text, cited ids, quote), check_claim(claim) applying the claim-status

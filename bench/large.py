@@ -3,7 +3,7 @@
 `python bench/large.py [CLAIMS] [--requests N] [--keep DIR]` (default 10,000,000 claims over a quarter as
 many chunks with 2,000 questions per 1,000,000 claims, the run bench/claims.py generates; and 10,000,000
 requests of bench/logs_1m.py's log) loads the run into a new warehouse, then imports the log into another,
-each in its own process under /usr/bin/time, and prints wall and CPU seconds and peak RSS beside the
+each in its own process measured by the kernel (wait4), and prints wall and CPU seconds and peak RSS beside the
 target (1.5 GiB). Both work under evalwh's default memory limits (the load's 1GB, the import's 1200MB),
 past which DuckDB spills to its temporary files: what stays in memory is the limit, Python and the
 buffers DuckDB does not count. Generating takes longer than loading; ``--keep DIR`` keeps (and reuses)

@@ -3,7 +3,7 @@ then the time to import the same requests as 24 hourly files, and the same log w
 record in it (--skip-bad).
 
 Run with `make bench-logs` (or `python bench/logs_1m.py [REQUESTS] [--repeat N]`). Each import runs in its
-own process under /usr/bin/time, into a new warehouse, N times (default 3); the figures are the minimum
+own process measured by the kernel (wait4), into a new warehouse, N times (default 3); the figures are the minimum
 wall time and the largest peak resident memory. It writes only to a temporary folder. Compare figures
 between commits on the same machine, in one session: its speed drifts.
 """

@@ -2,7 +2,7 @@
 
 `python bench/spark_views.py [CLAIMS] [--repeat N]` (default 1,000,000 claims over 250,000 chunks; needs the
 ``spark`` extra and Java) generates a run with bench/claims.py's generator, loads it with `evalwh load` and
-exports it with `evalwh export`. Then, each engine in its own process measured by /usr/bin/time, every view
+exports it with `evalwh export`. Then, each engine in its own process measured by the kernel (wait4), every view
 is computed in full, in dependency order:
 
   duckdb  on the warehouse file: ``CREATE TEMP TABLE t AS SELECT * FROM view``, per view;

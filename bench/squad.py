@@ -3,7 +3,7 @@
 `python bench/squad.py [ANSWERS] [--repeat N]` (default 10,000 answers, best of 5) generates ANSWERS
 questions, each with one to three acceptable answers, and a predicted answer for each (a third of them an
 acceptable answer with its case, punctuation and articles changed, a third sharing some of its words, a
-third none), then, in separate processes measured by /usr/bin/time, runs
+third none), then, in separate processes measured by the kernel (wait4), runs
 
   squad   the SQuAD v2 script's scoring (evaluate-v2.0.py: normalize_answer, compute_exact, compute_f1,
           the best over a question's answers, the means) over its dataset and predictions JSON files,

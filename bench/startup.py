@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measure import byte_compiled
+from measure import byte_compiled, measured
 
 REPEATS = 9
 EVALWH = str(Path(sys.executable).parent / "evalwh")
@@ -27,17 +27,6 @@ EAGER = ("import evalwh.app.commands, duckdb, numpy, jinja2, evalwh.loader, eval
 # what `evalwh runs` cannot do without: Typer, DuckDB, the warehouse opened read-only and its runs read
 FLOOR = ("import typer, duckdb\ncon = duckdb.connect('wh.duckdb', read_only=True)\n"
          "con.execute('SELECT * FROM runs').fetchall()")
-
-
-def cpu_and_peak(argv: list[str], cwd: Path) -> tuple[float, float]:
-    """(user + system seconds, peak MiB) of one run of ``argv``, from the child's own resource usage."""
-    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    stderr = child.stderr.read() if child.stderr else b""
-    if child.returncode != 0:
-        sys.exit(f"{argv} failed:\n{stderr.decode()[-2000:]}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -62,7 +51,8 @@ def main() -> None:
         best: dict[str, tuple[float, float]] = {}
         for _ in range(REPEATS):  # interleaved, so a busy moment of the machine hits every side alike
             for name, argv in sides.items():
-                cpu, peak = cpu_and_peak(argv, here)
+                got = measured(argv, cwd=here)
+                cpu, peak = got.cpu, got.peak_mib
                 old = best.get(name)
                 best[name] = (min(cpu, old[0]), min(peak, old[1])) if old else (cpu, peak)
     eager = best["the eager imports (before)"][0]

@@ -3,7 +3,7 @@
 `python bench/tfidf.py [QUESTIONS] [CHUNKS] [--repeat N]` (default 10,000 questions over 100,000 chunks;
 needs the bench extra: `pip install -e '.[bench]'`). A generated corpus with a Zipf-distributed vocabulary
 is written as one run folder (questions, chunks, run.toml with retriever = "tfidf", top_k = 3). Then, each
-in its own process measured by /usr/bin/time, N times, from the CSV files to the top 3 of every question:
+in its own process measured by the kernel (wait4), N times, from the CSV files to the top 3 of every question:
 
   sklearn  TfidfVectorizer (the run's tokens and stop list, raw counts, idf = ln(N/df), l2 norm) fitted on the
            chunks, the questions transformed, one sparse product, the top 3 per question by score then id;
