@@ -23,13 +23,13 @@ WITH scored AS (
     JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
     WHERE q.expected = 'answer'
 ),
-variant_rows AS (
-    SELECT run_id, question_id, unnest(acceptable_tokens) AS reference
-    FROM scored
-),
 variants AS (
-    -- a variant is known by its tokens: equal variants score alike, and only the best counts
-    SELECT DISTINCT run_id, question_id, reference FROM variant_rows
+    -- each variant by its position among the question's (equal variants score alike, and only the best
+    -- counts): an integer key, where the variant's token list as a key costs a third more
+    SELECT run_id, question_id, variant, acceptable_tokens[variant] AS reference
+    FROM (SELECT run_id, question_id, acceptable_tokens,
+                 unnest(range(1, array_length(acceptable_tokens) + 1)) AS variant
+          FROM scored)
 ),
 prediction_tokens AS (
     SELECT run_id, question_id, unnest(prediction) AS token
@@ -41,20 +41,20 @@ prediction_counts AS (
     GROUP BY run_id, question_id, token
 ),
 reference_tokens AS (
-    SELECT run_id, question_id, reference, unnest(reference) AS token
+    SELECT run_id, question_id, variant, unnest(reference) AS token
     FROM variants
 ),
 reference_counts AS (
-    SELECT run_id, question_id, reference, token, count(*) AS n
+    SELECT run_id, question_id, variant, token, count(*) AS n
     FROM reference_tokens
-    GROUP BY run_id, question_id, reference, token
+    GROUP BY run_id, question_id, variant, token
 ),
 common AS (
-    SELECT rc.run_id, rc.question_id, rc.reference, sum(least(rc.n, pc.n)) AS common
+    SELECT rc.run_id, rc.question_id, rc.variant, sum(least(rc.n, pc.n)) AS common
     FROM reference_counts AS rc
     JOIN prediction_counts AS pc
         ON pc.run_id = rc.run_id AND pc.question_id = rc.question_id AND pc.token = rc.token
-    GROUP BY rc.run_id, rc.question_id, rc.reference
+    GROUP BY rc.run_id, rc.question_id, rc.variant
 ),
 per_variant AS (
     SELECT
@@ -70,7 +70,7 @@ per_variant AS (
     FROM variants AS v
     JOIN scored AS s ON s.run_id = v.run_id AND s.question_id = v.question_id
     LEFT JOIN common AS c
-        ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.reference = v.reference
+        ON c.run_id = v.run_id AND c.question_id = v.question_id AND c.variant = v.variant
 ),
 best AS (
     SELECT run_id, question_id, max(em) AS em, max(lesson_em) AS lesson_em, max(f1) AS f1
