@@ -174,12 +174,10 @@ def main() -> None:
         print(f"{args.answers:,} answers; best of {args.repeat}; load average {os.getloadavg()[0]:.2f}")
         squad, wh, floor = [], [], []
         env = {**os.environ, "EVALWH_CACHE_DIR": str(root / "cache")}
-        # the command prints its summary on stderr, nothing on stdout: echo gives measured() its JSON
-        command = ["sh", "-c", '"$0" --quiet --db "$1" load "$2" && echo "{}"', evalwh]
-        first = measured([*command, str(root / "first.duckdb"), str(run)], env)
+        first = measured([evalwh, "--quiet", "--db", str(root / "first.duckdb"), "load", str(run)], env)
         for attempt in range(args.repeat):
             squad.append(measured([sys.executable, "-c", SQUAD_SCRIPT, str(dataset), str(predictions)]))
-            wh.append(measured([*command, str(root / f"bench{attempt}.duckdb"), str(run)], env))
+            wh.append(measured([evalwh, "--quiet", "--db", str(root / f"bench{attempt}.duckdb"), "load", str(run)], env))
             floor.append(measured([sys.executable, "-c", FLOOR, str(run)]))
         print(f"{'':<16}{'wall min s':>12}{'CPU min s':>11}{'peak RSS MiB':>14}")
         for name, runs in (("squad", squad), ("evalwh", wh), ("evalwh, first", [first]), ("floor", floor)):
