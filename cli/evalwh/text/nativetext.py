@@ -47,18 +47,13 @@ CAPITAL_SIGMA = "\u03a3"
 
 
 @lru_cache(maxsize=None)
-def re2_class(python_pattern: str, negate: bool = False) -> str:
-    """An RE2 character class matching exactly the characters Python's one-character ``python_pattern`` matches."""
-    parts = [f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}"
-             for first, last in spans(python_pattern)]
-    return ("[^" if negate else "[") + "".join(parts) + "]"
-
-
-def ascii_class(python_pattern: str, negate: bool = False) -> str:
-    """An RE2 character class matching the ASCII characters Python's ``python_pattern`` matches (negated: every
-    other character, which in an ASCII text is every other ASCII character)."""
-    parts = [f"\\x{{{first:X}}}" if first == min(last, 0x7F) else f"\\x{{{first:X}}}-\\x{{{min(last, 0x7F):X}}}"
-             for first, last in spans(python_pattern) if first <= 0x7F]
+def re2_class(python_pattern: str, negate: bool = False, ascii_only: bool = False) -> str:
+    """An RE2 character class matching exactly the characters Python's one-character ``python_pattern`` matches;
+    with ``ascii_only``, its ASCII characters (and negated, every other character: in an ASCII text, every
+    other ASCII character)."""
+    top = 0x7F if ascii_only else 0x10FFFF
+    runs = [(first, min(last, top)) for first, last in spans(python_pattern) if first <= top]
+    parts = [f"\\x{{{first:X}}}" if first == last else f"\\x{{{first:X}}}-\\x{{{last:X}}}" for first, last in runs]
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
@@ -90,9 +85,9 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
     no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
     unicode_terms = sigma_fallback("terms(t, 'unicode')", python_fallback)
     # the same steps on an ASCII text, with ASCII's classes: small classes that RE2 matches faster
-    ascii_not_word = ascii_class(r"\w", negate=True)
-    ascii_marks = sql_literal(ascii_class(r"[\p{P}\p{S}]"))
-    ascii_spaces = sql_literal(ascii_class(r"\s") + "+")
+    ascii_not_word = re2_class(r"\w", negate=True, ascii_only=True)
+    ascii_marks = sql_literal(re2_class(r"[\p{P}\p{S}]", ascii_only=True))
+    ascii_spaces = sql_literal(re2_class(r"\s", ascii_only=True) + "+")
     ascii_article = sql_literal(f"(^|{ascii_not_word})(?:a|an|the)({ascii_not_word}|$)")
     ascii_no_marks = f"regexp_replace(lower(t), {ascii_marks}, '', 'g')"
     ascii_no_articles = (f"regexp_replace(regexp_replace({ascii_no_marks}, {ascii_article}, {kept}, 'g'), "
