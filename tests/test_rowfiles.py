@@ -100,3 +100,74 @@ def test_few_rows_travel_without_numpy_and_many_with_it(tmp_path: Path, extra: i
     assert done.stdout.strip() == str(bool(extra))
     lines = (tmp_path / "out.csv").read_text().splitlines()
     assert len(lines) == rowfiles.LIST_ROWS + extra + 1 and lines[-1] == str(rowfiles.LIST_ROWS + extra - 1)
+
+
+def test_a_read_leaves_its_connection_with_the_warehouse_released(tmp_path: Path) -> None:
+    # open_warehouse(keep=...): the connection a read leaves behind has detached the file, which another
+    # process may then write without waiting, and it writes the same bytes as a connection of its own
+    from evalwh.loader import load_run
+    from evalwh.warehouse.connection import open_warehouse
+    from tests.conftest import CHAPTER3
+
+    db = tmp_path / "wh.duckdb"
+    load_run(db, CHAPTER3, run="base")
+    kept: list[duckdb.DuckDBPyConnection] = []
+    with open_warehouse(db, udfs=False, keep=kept) as con:
+        rows = query(con, "SELECT claim_id, status, cited_ids FROM claim_status ORDER BY claim_id")
+        con.execute("CREATE TEMP TABLE rows_out AS SELECT 1 AS x")  # the writer's cursor has its own
+    assert kept == [con] and len(rows.rows) == 8
+    try:
+        assert con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchall() \
+            == [(0,)]
+        other = subprocess.run([sys.executable, "-m", "evalwh", "--db", str(db), "--wait", "0", "-q", "seed"],
+                               capture_output=True, text=True, timeout=120)
+        assert other.returncode == 0, other.stderr
+        for fmt in (Format.csv, Format.json, Format.parquet):
+            mine, own = tmp_path / f"kept.{fmt.value}", tmp_path / f"own.{fmt.value}"
+            rowfiles.write_file(rows, fmt, mine, con=con)
+            rowfiles.write_file(rows, fmt, own)
+            assert mine.read_bytes() == own.read_bytes(), fmt
+    finally:
+        con.close()
+
+
+def test_a_locked_down_connection_is_not_kept(tmp_path: Path) -> None:
+    # `evalwh sql` turns file access off: such a connection could not write the rows, so it is closed
+    from evalwh.loader import load_run
+    from evalwh.warehouse.connection import open_warehouse
+    from tests.conftest import CHAPTER3
+
+    db = tmp_path / "wh.duckdb"
+    load_run(db, CHAPTER3, run="base")
+    kept: list[duckdb.DuckDBPyConnection] = []
+    with open_warehouse(db, udfs=False, keep=kept) as con:
+        con.execute("SET enable_external_access = false")
+    assert kept == []
+    with pytest.raises(duckdb.ConnectionException):
+        con.execute("SELECT 1")
+    with pytest.raises(ValueError), open_warehouse(db, udfs=False, keep=kept) as con:
+        raise ValueError("a block that fails closes its connection")
+    assert kept == []
+    with pytest.raises(duckdb.ConnectionException):
+        con.execute("SELECT 1")
+
+
+def test_a_command_writes_its_rows_on_the_connection_its_read_left(tmp_path: Path, monkeypatch) -> None:
+    # no second DuckDB for `runs -f csv`; `sql`, whose connection has no file access, starts one
+    from typer.testing import CliRunner
+
+    from evalwh.app import app
+    from evalwh.loader import load_run
+    from tests.conftest import CHAPTER3
+
+    db = tmp_path / "wh.duckdb"
+    load_run(db, CHAPTER3, run="base")
+    runner = CliRunner()
+    started: list[int] = []
+    new_connection = rowfiles.new_connection
+    monkeypatch.setattr(rowfiles, "new_connection", lambda: started.append(1) or new_connection())
+    listed = runner.invoke(app, ["--db", str(db), "runs", "-f", "csv"])
+    assert (listed.exit_code, listed.stderr, started) == (0, "", [])
+    assert listed.stdout.splitlines()[1].startswith("base,chapter3,")
+    queried = runner.invoke(app, ["--db", str(db), "sql", "SELECT 42 AS x", "-f", "csv"])
+    assert (queried.exit_code, queried.stdout, started) == (0, "x\n42\n", [1])

@@ -69,14 +69,28 @@ def db_path(ctx: typer.Context) -> Path:
     return global_options(ctx).db
 
 
+# ctx.meta key: in-memory connections that reads left behind, their warehouse detached, for emit_rows
+SCRATCH = "evalwh.scratch"
+
+
 @contextmanager
 def reading(ctx: typer.Context) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The warehouse of this command line, open read-only (waiting --wait seconds for a writer's lock)."""
+    """The warehouse of this command line, open read-only (waiting --wait seconds for a writer's lock).
+    Once the block is done the warehouse is released; its connection stays open for ``emit_rows``
+    until the command ends."""
     from evalwh.warehouse.connection import open_warehouse
 
     options = global_options(ctx)
-    with open_warehouse(options.db, invocation=options.invocation, udfs=False) as con:
+    kept: list[duckdb.DuckDBPyConnection] = ctx.meta.setdefault(SCRATCH, [])
+    if not kept:  # closed when the command ends, with every connection kept by then
+        ctx.call_on_close(lambda: _close_all(kept))
+    with open_warehouse(options.db, invocation=options.invocation, udfs=False, keep=kept) as con:
         yield con
+
+
+def _close_all(connections: list[duckdb.DuckDBPyConnection]) -> None:
+    for con in connections:
+        con.close()
 
 
 def note(ctx: typer.Context, message: str) -> None:
@@ -103,7 +117,8 @@ def emit_rows(ctx: typer.Context, rows: Rows, fmt: Format, output: Path | None) 
     else:
         from evalwh.output.rowfiles import write_copy  # numpy, only when a file is written
 
-        write_copy(rows, fmt, None, output, safe_csv=global_options(ctx).safe_csv)
+        kept = ctx.meta.get(SCRATCH)
+        write_copy(rows, fmt, None, output, safe_csv=global_options(ctx).safe_csv, con=kept[-1] if kept else None)
     if output is not None:
         note(ctx, f"wrote {len(rows.rows)} rows to {output}")
 

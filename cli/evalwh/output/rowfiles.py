@@ -3,7 +3,9 @@
 A command's rows are fetched and the warehouse released before anything is
 written (a slow reader of stdout never holds the file's lock). The rows then go,
 column by column (as list parameters, or numpy arrays for many rows), into a
-private in-memory DuckDB connection and are cast back to the types the query
+private in-memory DuckDB connection (a cursor of the command's own, once its
+warehouse is detached: starting a second DuckDB costs a small command as much
+as its query) and are cast back to the types the query
 gave, so DuckDB's own writers print every type it has (INTERVAL, TIME, UUID,
 BLOB, HUGEINT, nested lists and structs) the way the DuckDB CLI and its readers
 expect. The result goes to a temporary file beside the destination and replaces
@@ -146,26 +148,35 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
     return f"COPY (SELECT {select} FROM temp.rows_out) TO {sql_literal(str(target))} ({options})"
 
 
-def write_file(rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *, arrays: bool | None = None) -> None:
-    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY (``arrays``: see ``_load``)."""
-    con = new_connection()
+def write_file(
+    rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *, arrays: bool | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> None:
+    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY (``arrays``: see ``_load``):
+    through a cursor of ``con``, an in-memory connection of the caller's that it leaves open, else on a
+    new connection of its own."""
+    work = new_connection() if con is None else con.cursor()  # a cursor has temporary tables of its own
     try:
-        columns = _load(con, rows, fmt, arrays=arrays)
-        con.execute(_copy_statement(columns, fmt, target, safe_csv))
+        columns = _load(work, rows, fmt, arrays=arrays)
+        work.execute(_copy_statement(columns, fmt, target, safe_csv))
     finally:
-        con.close()
+        work.close()
 
 
-def write_copy(rows: Rows, fmt: Format, stream: TextIO | None, path: Path | None, safe_csv: bool = False) -> None:
-    """Write ``rows`` in ``fmt`` to the file ``path`` (replaced only once complete), else to ``stream`` (stdout)."""
+def write_copy(
+    rows: Rows, fmt: Format, stream: TextIO | None, path: Path | None, safe_csv: bool = False,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> None:
+    """Write ``rows`` in ``fmt`` to the file ``path`` (replaced only once complete), else to ``stream``
+    (stdout); through ``con``, if given, as ``write_file`` says."""
     if path is not None:
         with atomic_path(path) as target:
-            write_file(rows, fmt, target, safe_csv)
+            write_file(rows, fmt, target, safe_csv, con=con)
         return
     stream = stream if stream is not None else sys.stdout
     with tempfile.TemporaryDirectory(prefix="evalwh-out-") as scratch:
         target = Path(scratch) / f"rows.{fmt.value}"
-        write_file(rows, fmt, target, safe_csv)
+        write_file(rows, fmt, target, safe_csv, con=con)
         if fmt is Format.parquet:
             stream.flush()
             with target.open("rb") as source:

@@ -209,7 +209,8 @@ def connect(
 
 @contextmanager
 def open_warehouse(
-    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET, udfs: bool = True
+    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET, udfs: bool = True,
+    keep: list[duckdb.DuckDBPyConnection] | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse at ``path``.
 
@@ -220,6 +221,12 @@ def open_warehouse(
     reads the views (every command but a load) passes that, since no view calls a UDF and
     registering them costs a numpy import; a schema step that calls them registers them itself
     (``migrate``).
+
+    Given a ``keep`` list, a block that ends without an error leaves the connection open with the
+    warehouse detached (the file released, as by closing) and appends it to the list: an in-memory
+    DuckDB for the caller's own work, which the caller closes (starting a second DuckDB would cost a
+    small command as much as its query). A connection locked down (no file access, as ``evalwh sql``
+    leaves it) is closed instead.
     """
     if (not write or not create) and not path.exists():
         raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
@@ -240,8 +247,25 @@ def open_warehouse(
                     "run `evalwh init` to upgrade it"
                 )
         yield con
-    finally:
+    except BaseException:
         con.close()
+        raise
+    if keep is not None and _reusable(con):
+        keep.append(con)
+        return
+    con.close()
+
+
+def _reusable(con: duckdb.DuckDBPyConnection) -> bool:
+    """Detach the warehouse from ``con`` and say whether the connection may still read and write files
+    (False, with the warehouse perhaps still attached, when it may not or detaching fails)."""
+    try:
+        if not scalar(con, "SELECT current_setting('enable_external_access')"):
+            return False
+        _detach(con)
+    except duckdb.Error:
+        return False
+    return True
 
 
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tuple[Any, ...]:
