@@ -81,10 +81,11 @@ def reading(ctx: typer.Context) -> Iterator[duckdb.DuckDBPyConnection]:
     from evalwh.warehouse.connection import open_warehouse
 
     options = global_options(ctx)
-    kept: list[duckdb.DuckDBPyConnection] = ctx.meta.setdefault(SCRATCH, [])
-    if not kept:  # closed when the command ends, with every connection kept by then
+    if SCRATCH not in ctx.meta:  # the first read of the command: what reads keep is closed when it ends
+        kept: list[duckdb.DuckDBPyConnection] = []
+        ctx.meta[SCRATCH] = kept
         ctx.call_on_close(lambda: _close_all(kept))
-    with open_warehouse(options.db, invocation=options.invocation, udfs=False, keep=kept) as con:
+    with open_warehouse(options.db, invocation=options.invocation, udfs=False, keep=ctx.meta[SCRATCH]) as con:
         yield con
 
 

@@ -100,6 +100,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         return (f"CASE WHEN contains({listed}, left({v}, 1)) OR contains({listed}, right({v}, 1)) "
                 f"THEN trim({v}, {listed}) ELSE {v} END")
 
+    pieces = "list_filter(string_split(t, '|'), lambda v: v <> '')"  # a text's |-separated parts, the empty ones dropped
     first_mark = f"(?s)(?:[.!?]|{not_space}.*?[.!?])(?:{space}|$)"
     return {
         # words(t): the chapter's words, after Python's lower(). A character outside [a-z0-9-] is never part of
@@ -159,14 +160,13 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         # squad_variants(t): the tokens of each |-separated variant but the empty ones (blank ones kept); the
         # variants of an ASCII text are ASCII, so one test picks the ASCII path for all of them
         "native_squad_variants": (
-            "(t) AS CASE WHEN strlen(t) = length(t) "
-            "THEN list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), lambda v: native_ascii_squad_tokens(v)) "
-            "ELSE list_transform(list_filter(string_split(t, '|'), lambda v: v <> ''), lambda v: native_squad_tokens(v)) END"
+            f"(t) AS CASE WHEN strlen(t) = length(t) THEN list_transform({pieces}, lambda v: native_ascii_squad_tokens(v)) "
+            f"ELSE list_transform({pieces}, lambda v: native_squad_tokens(v)) END"
         ),
         # squad_variant_norms(t), given k = squad_variants(t): stripping a variant changes none of its tokens, so the
         # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
         "native_squad_variant_norms": (
-            "(t, k) AS list_transform(list_filter(list_zip(list_filter(string_split(t, '|'), lambda v: v <> ''), k), "
+            f"(t, k) AS list_transform(list_filter(list_zip({pieces}, k), "
             f"lambda p: {strip('p[1]')} <> ''), lambda p: array_to_string(p[2], ' '))"
         ),
         # answer_numbers(a, s): numbers(a) once each cited id in s, the longest first (in their order among

@@ -50,21 +50,21 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """
     found = file_schema_version(con)
     check_not_newer(path, found)
-    applied = 0
-    for version, _, sql in schema_steps():
-        if version > found:
-            ensure_udfs(con)  # the steps that fill stored columns call the Python normalisation
-            try:
-                con.execute(sql)
-            except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
-                holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
-                raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
-                                     f"({str(exc).splitlines()[0]}); choose another --db") from exc
-            con.execute(
-                "INSERT INTO schema_version VALUES (?, ?, ?)",
-                [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
-            )
-            applied += 1
+    pending = [(version, sql) for version, _, sql in schema_steps() if version > found]
+    if pending:
+        ensure_udfs(con)  # the steps that fill stored columns call the Python normalisation
+    for version, sql in pending:
+        try:
+            con.execute(sql)
+        except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
+            holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
+            raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
+                                 f"({str(exc).splitlines()[0]}); choose another --db") from exc
+        con.execute(
+            "INSERT INTO schema_version VALUES (?, ?, ?)",
+            [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
+        )
+    applied = len(pending)
     if applied or not views_current(con):  # a view binds the tables' columns when it is created
         create_views(con)
     return applied
