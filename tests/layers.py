@@ -11,7 +11,8 @@ from pathlib import Path
 
 # lowest first: a module may import its own layer and those below, never one above
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("evalwh", "evalwh.errors", "evalwh.sqltext", "evalwh.vocabulary", "evalwh.resources", "evalwh.invocation"),
+    ("evalwh", "evalwh.engine", "evalwh.errors", "evalwh.sqltext", "evalwh.vocabulary", "evalwh.resources",
+     "evalwh.invocation"),
     ("evalwh.text",),
     ("evalwh.warehouse",),
     ("evalwh.output",),
@@ -22,6 +23,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalwh.app", "evalwh.__main__"),
 )
 COMMAND_LINE = ("typer", "click")
+# the modules that import the duckdb package itself, for its Python layer (a relation, duckdb.func, duckdb.sqltypes);
+# every other module takes DuckDB's engine from evalwh.engine
+DUCKDB_PACKAGE_USERS = frozenset({"evalwh.text.textnorm", "evalwh.text.reader_output", "evalwh.logs.importing",
+                                  "evalwh.notebook", "evalwh.loader.frames"})
 RICH_HOME = "evalwh.output.terminal"
 
 

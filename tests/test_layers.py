@@ -10,13 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.layers import LAYERS, imports, layer_of, violations
+from tests.layers import DUCKDB_PACKAGE_USERS, LAYERS, imports, layer_of, violations
 
 PACKAGE = Path(__file__).resolve().parent.parent / "cli" / "evalwh"
 
 
 def test_the_package_keeps_its_layers() -> None:
     assert violations(PACKAGE) == []
+
+
+def test_only_code_that_needs_duckdbs_python_layer_imports_the_package() -> None:
+    found = {m for m, targets in imports(PACKAGE).items() if any(t.split(".")[0] == "duckdb" for t in targets)}
+    assert found == DUCKDB_PACKAGE_USERS
+    assert "_duckdb" in imports(PACKAGE)["evalwh.engine"]
 
 
 def test_every_module_belongs_to_a_layer() -> None:

@@ -15,8 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.rows import Rows

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import tempfile
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values
 from evalwh.output.rows import Rows

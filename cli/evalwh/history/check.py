@@ -18,8 +18,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
 from evalwh.invocation import QUIET, Invocation

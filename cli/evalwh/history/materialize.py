@@ -16,8 +16,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.terminal import progress
 from evalwh.warehouse.connection import open_warehouse, scalar, transaction

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import InputError, UsageError
 from evalwh.history.materialize import store_metrics
 from evalwh.invocation import QUIET, Invocation

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.warehouse.connection import one
 
 QUESTION_BATCH = 2_000

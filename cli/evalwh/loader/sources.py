@@ -17,8 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.loader.encoding import (
     COMPRESSIONS,

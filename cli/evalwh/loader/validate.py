@@ -12,8 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import InputError, shortened
 from evalwh.loader.encoding import data_suffix
 from evalwh.loader.sources import Staged, reject_extra_columns, shown_name

@@ -31,8 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.output.files import atomic_path
 from evalwh.output.rows import FORMULA_START, Format, Rows
 from evalwh.sqltext import sql_identifier, sql_literal

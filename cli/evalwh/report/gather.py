@@ -10,8 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.check import CheckResult, check_on
 from evalwh.history.compare import MetricChange as Metric

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source

@@ -34,8 +34,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.sqltext import sql_literal
 from evalwh.text.unicodeclasses import spans
 

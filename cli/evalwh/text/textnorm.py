@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-import duckdb
-from duckdb.func import FunctionNullHandling
-from duckdb.sqltypes import VARCHAR
+from evalwh.engine import duckdb
 
 WORD_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 DIGIT_RUN_PATTERN = re.compile(r"\d+")
@@ -107,6 +105,10 @@ def ensure_udfs(con: duckdb.DuckDBPyConnection) -> None:
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the normalisation functions on a connection (used at load time only, never by views)."""
+    # the duckdb package's Python layer (evalwh.engine), which a command that registers no function never loads
+    from duckdb.func import FunctionNullHandling
+    from duckdb.sqltypes import VARCHAR
+
     text_list = con.list_type(VARCHAR)  # not duckdb.list_type, which opens the default connection
     con.create_function("words", words, [VARCHAR], text_list, null_handling=FunctionNullHandling.DEFAULT)
     con.create_function("norm", norm, [VARCHAR], VARCHAR, null_handling=FunctionNullHandling.DEFAULT)

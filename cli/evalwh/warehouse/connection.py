@@ -16,8 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal

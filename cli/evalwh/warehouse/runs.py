@@ -6,8 +6,7 @@ previous run of the dataset" mean the same in a report, a diff and a gate.
 
 from __future__ import annotations
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.vocabulary import LATEST
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import duckdb
-
 from evalwh import __version__
+from evalwh.engine import duckdb
 from evalwh.errors import WarehouseError
 from evalwh.resources import schema_steps
 from evalwh.text.textnorm import ensure_udfs

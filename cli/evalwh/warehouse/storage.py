@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.errors import WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal

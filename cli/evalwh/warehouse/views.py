@@ -16,8 +16,7 @@ import re
 from collections.abc import Iterable
 from graphlib import TopologicalSorter
 
-import duckdb
-
+from evalwh.engine import duckdb
 from evalwh.resources import model_sources
 from evalwh.sqltext import sql_literal
 
