@@ -45,7 +45,8 @@ def write_table(rows: Rows, stream: TextIO) -> int:
     for row in rows.rows[:TABLE_ROWS]:
         table.add_row(*(escape(_table_value(v)) for v in row))  # data, never Rich markup
     width = None if stream.isatty() else 1000  # piped: never truncate cells
-    Console(file=stream, width=width, soft_wrap=False).print(table)
+    # emoji off: a cell holding :smile: is data, printed as written (and Rich's emoji table is never loaded)
+    Console(file=stream, width=width, soft_wrap=False, emoji=False).print(table)
     return max(0, len(rows.rows) - TABLE_ROWS)
 
 
