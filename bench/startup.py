@@ -1,7 +1,9 @@
 """Start-up cost of a bare command: CPU seconds (user + system) and peak memory of `evalwh --version`,
 `evalwh --help` and `evalwh runs` on a small warehouse, beside the floors they stand on (the
-interpreter alone; importing Typer; Typer and its Rich help; Typer and DuckDB; Typer, DuckDB and
-reading the small warehouse's runs table, the floor of `evalwh runs`) and beside importing
+interpreter alone; importing Typer; Typer and its Rich help; Typer and the duckdb package; Typer,
+the duckdb package and reading the small warehouse's runs table; the same through DuckDB's engine
+alone, as evalwh.engine imports it, the floor of `evalwh runs -f csv`; and that with Rich's table
+drawn, the floor of `evalwh runs`) and beside importing
 everything the command line imported before its imports were made lazy (DuckDB, numpy, Jinja, the
 loader and the report code). Each side runs in its own process, interleaved with the others and
 repeated; the minimum is printed. evalwh's modules are byte-compiled first, as an installation has them. CPU and peak RSS are the child's own, from wait4().
@@ -24,9 +26,17 @@ EAGER = ("import evalwh.app.commands, duckdb, numpy, jinja2, evalwh.loader, eval
          "evalwh.report.render, evalwh.report.site, evalwh.export, evalwh.output.rowfiles")
 
 
-# what `evalwh runs` cannot do without: Typer, DuckDB, the warehouse opened read-only and its runs read
-FLOOR = ("import typer, duckdb\ncon = duckdb.connect('wh.duckdb', read_only=True)\n"
-         "con.execute('SELECT * FROM runs').fetchall()")
+# Typer, the duckdb package, the warehouse opened read-only and its runs read
+PACKAGE_READ = ("import typer, duckdb\ncon = duckdb.connect('wh.duckdb', read_only=True)\n"
+                "con.execute('SELECT * FROM runs').fetchall()")
+# what `evalwh runs -f csv` cannot do without: the same through DuckDB's engine, without the package's Python layer
+FLOOR = ("import typer, _duckdb\ncon = _duckdb.connect('wh.duckdb', read_only=True)\n"
+         "rows = con.execute('SELECT * FROM runs').fetchall()")
+# and `evalwh runs`: those rows drawn as a Rich table
+TABLE_FLOOR = FLOOR + ("\nimport sys\nfrom rich.console import Console\nfrom rich.table import Table\n"
+                       "table = Table(*(d[0] for d in con.description))\n"
+                       "[table.add_row(*map(str, row)) for row in rows]\n"
+                       "Console(file=sys.stdout, width=1000, emoji=False).print(table)")
 
 
 def main() -> None:
@@ -40,7 +50,9 @@ def main() -> None:
             "import typer": [python, "-c", "import typer"],
             "import typer + its Rich help": [python, "-c", "import typer, typer.rich_utils"],
             "import typer + duckdb": [python, "-c", "import typer, duckdb"],
-            "typer + duckdb reading runs (the floor)": [python, "-c", FLOOR],
+            "typer + duckdb reading runs": [python, "-c", PACKAGE_READ],
+            "typer + DuckDB's engine reading runs (floor)": [python, "-c", FLOOR],
+            "... and a Rich table of them (floor)": [python, "-c", TABLE_FLOOR],
             "the eager imports (before)": [python, "-c", EAGER],
             "evalwh --version": [EVALWH, "--version"],
             "evalwh --help": [EVALWH, "--help"],

@@ -12,7 +12,6 @@ from the live views otherwise, so the answer is the same.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +96,8 @@ def claim_statuses_source(con: duckdb.DuckDBPyConnection, run_id: str) -> str:
     """
     if scalar(con, "SELECT EXISTS (SELECT 1 FROM claim_status_history WHERE run_id = ?)", [run_id]):
         return "claim_status_history"
+    import hashlib  # a report's and diff's, not every command's
+
     created = scalar(con, "SELECT CAST(created_at AS VARCHAR) FROM runs WHERE run_id = ?", [run_id])
     name = "claim_statuses_" + hashlib.sha256(f"{run_id}\t{created}".encode()).hexdigest()[:24]
     con.execute(

@@ -11,7 +11,6 @@ are, so only a new file, a schema step or changed models pay for creating them.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from graphlib import TopologicalSorter
@@ -49,6 +48,8 @@ def dependency_order(sources: dict[str, str]) -> list[str]:
 
 def fingerprint(sources: dict[str, str]) -> str:
     """A short hash of every model's name and SQL."""
+    import hashlib  # only where views are written or checked: a read never needs it
+
     digest = hashlib.sha256()
     for name in sorted(sources):
         digest.update(f"{name}\0{sources[name]}\0".encode())
