@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +130,27 @@ def test_the_notebook_page_prints_what_it_says(tmp_path: Path, monkeypatch: pyte
     # c2 quotes 16 weeks and says 12: NUMBER_MISMATCH; one of two claims supported
     assert "c2 NUMBER_MISMATCH" in printed and "supported share 0.5\n" in printed
     assert (tmp_path / "out" / "report.html").exists()
+
+
+FRESH_PROCESS_LOAD = """
+import sys
+from pathlib import Path
+import polars as pl, pyarrow as pa
+import evalwh
+assert "duckdb" not in sys.modules  # the caller has not imported the duckdb package; evalwh takes its engine
+chunks = pa.Table.from_pylist([{"chunk_id": "k1", "text": "Refunds are due within 30 days."}])
+claims = pl.DataFrame([{"claim_id": "c1", "text": "Refunds within 30 days.", "quote": "within 30 days",
+                        "cited": ["k1"]}])
+evalwh.load_frames(Path(sys.argv[1]), {"chunks": chunks, "claims": claims}, run="fresh")
+from evalwh.warehouse import open_warehouse
+with open_warehouse(Path(sys.argv[1])) as con:
+    print(con.execute("SELECT claim_id, status FROM claim_status").fetchall())
+"""
+
+
+def test_arrow_and_polars_tables_load_in_a_process_that_never_imported_duckdb(tmp_path: Path) -> None:
+    # a fresh interpreter: this test process has imported the duckdb package, whose Python layer reads Arrow and Polars
+    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS_LOAD, str(tmp_path / "wh.duckdb")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[('c1', 'SUPPORTED')]"

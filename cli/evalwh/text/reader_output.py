@@ -11,10 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-import duckdb
-from duckdb.func import FunctionNullHandling
-from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
-
+from evalwh.engine import duckdb
 from evalwh.text.textnorm import numbers
 
 MARKER = re.compile(r"\[(\d+)\]")
@@ -95,6 +92,10 @@ def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
     The types come from ``con``: DuckDB's module-level type constructors would open its default
     connection, a cost every evalwh process would pay at import.
     """
+    # the duckdb package's Python layer (evalwh.engine), which a load that registers no function never loads
+    from duckdb.func import FunctionNullHandling
+    from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
+
     texts = con.list_type(VARCHAR)
     parsed = con.struct_type({"parse_ok": BOOLEAN, "answer": VARCHAR, "sources": texts})
     sentence = con.struct_type({"sentence": VARCHAR, "markers": texts, "word_count": INTEGER, "numbers": texts})
