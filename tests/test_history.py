@@ -3,6 +3,7 @@ history equal to the live views."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -145,10 +146,14 @@ def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch)
     assert [r[0] for r in statuses] == ["a", "b", "c"] and statuses[0][1] == statuses[2][1] > 0
 
 
-def test_runs_reads_a_materialised_run_from_history(db: Path) -> None:
+def test_runs_reads_a_materialised_run_from_history(db: Path, tmp_path: Path) -> None:
     load_run(db, CHAPTER3, run="a")
     materialize(db)
     load_run(db, CHAPTER3, run="b", metrics=False)  # not stored: computed live
+    no_questions = tmp_path / "no-questions"
+    shutil.copytree(CHAPTER3, no_questions)
+    (no_questions / "questions.csv").unlink()
+    load_run(db, no_questions, run="c")
     with duckdb.connect(str(db)) as con:  # history that differs from the live views shows where a row came from
         con.execute("UPDATE metrics_history SET value = 0.25 WHERE run_id = 'a' AND metric = 'supported_share'")
         con.execute("UPDATE metrics_history SET value = 7 WHERE run_id = 'a' AND metric = 'claims'")
@@ -156,7 +161,8 @@ def test_runs_reads_a_materialised_run_from_history(db: Path) -> None:
         listed = runs(con)
     assert listed.columns == ("run_id", "dataset", "created_at", "label", "claims", "supported_share",
                               "pair_precision", "questions")
-    assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 8), ("b", 8, 0.5, 0.625, 8)]
+    assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 8), ("b", 8, 0.5, 0.625, 8),
+                                                                  ("c", 8, 0.5, 0.625, 0)]
     assert listed.types[4] == "BIGINT"
 
 

@@ -104,10 +104,11 @@ def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
     listed = query(
         con,
         """
-        SELECT r.run_id, r.dataset, r.created_at, r.label,
-               (SELECT count(*) FROM questions AS q WHERE q.run_id = r.run_id) AS questions
+        SELECT r.run_id, r.dataset, r.created_at, r.label, count(q.question_id) AS questions
         FROM runs AS r
+        LEFT JOIN questions AS q ON q.run_id = r.run_id
         WHERE $dataset IS NULL OR r.dataset = $dataset
+        GROUP BY r.run_id, r.dataset, r.created_at, r.label
         ORDER BY r.created_at, r.run_id
         """,
         {"dataset": dataset},
