@@ -69,9 +69,9 @@ def main() -> None:
                 best[name] = (min(cpu, old[0]), min(peak, old[1])) if old else (cpu, peak)
     eager = best["the eager imports (before)"][0]
     print(f"start-up, min of {REPEATS} runs; load average {os.getloadavg()[0]:.2f}; {shutil.which('evalwh') or EVALWH}")
-    print(f"{'side':42} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
+    print(f"{'side':46} {'CPU s':>7} {'peak MiB':>9} {'CPU / eager':>12}")
     for name, (cpu, peak) in best.items():
-        print(f"{name:42} {cpu:7.3f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
+        print(f"{name:46} {cpu:7.3f} {peak:9.1f} {cpu / eager if eager else float('nan'):12.2f}")
 
 
 if __name__ == "__main__":
