@@ -94,3 +94,20 @@ def test_runs_on_a_warehouse_imports_neither_numpy_nor_pydantic_nor_the_report(t
                                *(("evalwh.output.rowfiles",) if fmt == "table" else ())), cwd=tmp_path)
     assert heavy == [], done.stderr
     assert "chapter3" in done.stdout
+
+
+@pytest.mark.parametrize("args", [["materialize"], ["init"], ["report", "--format", "md", "-o", "r.md"],
+                                  ["export", "exported"]], ids=["materialize", "init", "report", "export"])
+def test_commands_that_compute_no_text_import_neither_numpy_nor_the_duckdb_package(tmp_path: Path,
+                                                                                   args: list[str]) -> None:
+    """Only a load (or a schema step) normalises text with the Python functions, whose registration
+    imports numpy and the duckdb package's Python layer: a command that reads or stores what the views
+    say needs DuckDB's engine alone."""
+    subprocess.run([sys.executable, "-m", "evalwh", "--db", "wh.duckdb", "-q", "seed"], cwd=tmp_path, check=True,
+                   capture_output=True)
+    done, heavy = imported_by(["--db", "wh.duckdb", "-q", *args], ("numpy", "duckdb", "pandas", "pyarrow"), (),
+                              cwd=tmp_path)
+    assert heavy == [], done.stderr
+    assert "error" not in done.stderr
+    if args[0] in ("report", "export"):
+        assert (tmp_path / args[-1]).exists()

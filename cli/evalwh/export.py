@@ -68,7 +68,7 @@ def export_warehouse(
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
     exported: list[Exported] = []
     try:
-        with open_warehouse(db, invocation=invocation) as con:
+        with open_warehouse(db, invocation=invocation, udfs=False) as con:
             run_id = resolve_run(con, run) if run is not None else None
             for name, kind, has_run in _relations(con):
                 where = " WHERE run_id = $run" if run_id is not None and has_run else ""

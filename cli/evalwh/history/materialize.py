@@ -42,7 +42,7 @@ def store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, now: dt.datetime)
 def materialize(db: Path, *, full_refresh: bool = False, invocation: Invocation = QUIET) -> MaterializeResult:
     """Write what history lacks, run by run: the headline metrics of runs without them and the claim
     statuses of runs with claims and none stored (everything of every run with ``full_refresh``)."""
-    with open_warehouse(db, write=True, create=False, invocation=invocation) as con:  # nothing to materialise without a warehouse
+    with open_warehouse(db, write=True, create=False, invocation=invocation, udfs=False) as con:  # nothing to materialise without a warehouse
         with transaction(con):
             if full_refresh:
                 for table in HISTORY_TABLES:

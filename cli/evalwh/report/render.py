@@ -149,7 +149,7 @@ def build_report(
         raise UsageError("--judge-tolerance must be between 0 and 1")
     with progress("report", 3, enabled=invocation.progress) as advance:
         # the warehouse is open only while the report's rows are read; rendering happens after
-        with open_warehouse(db, invocation=invocation) as con:
+        with open_warehouse(db, invocation=invocation, udfs=False) as con:
             limit_memory(con)  # a report computes many views of the run: past the cap, DuckDB spills
             data = gather(con, run, max_rows, judge_tolerance, baseline, gates)
             advance(1)
@@ -173,7 +173,7 @@ def build_history(db: Path, dataset: str, fmt: str, output: Path | None, invocat
     """Render the history page of ``dataset``: every run with its headline metrics, and their trends."""
     if fmt not in HISTORY_FORMATS:
         raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(HISTORY_FORMATS)})")
-    with open_warehouse(db, invocation=invocation) as con:
+    with open_warehouse(db, invocation=invocation, udfs=False) as con:
         history = gather_history(con, dataset)
     text = render(fmt, HISTORY_FORMATS[fmt], h=history).rstrip("\n") + "\n"
     if output is not None:

@@ -64,10 +64,10 @@ def initialise(path: Path, invocation: Invocation = QUIET) -> bool:
     The schema comes first, so a file evalwh cannot use (one holding tables of its own by the names
     evalwh's schema needs) is refused before anything, the rewrite included, touches it.
     """
-    with open_warehouse(path, write=True, invocation=invocation):
+    with open_warehouse(path, write=True, invocation=invocation, udfs=False):
         pass
     if not rewrite_in_oldest_format(path):
         return False
-    with open_warehouse(path, write=True, invocation=invocation):  # the views as this release writes them
+    with open_warehouse(path, write=True, invocation=invocation, udfs=False):  # the views as this release writes them
         pass
     return True
