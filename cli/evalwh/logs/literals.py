@@ -13,7 +13,7 @@ import ast
 
 def python_list(text: str | None) -> list[str | None] | None:
     """The items of a Python list literal as text (``'['a', 1]'`` -> ``['a', '1']``); None for anything
-    that is not a list literal (or a JSON list, which reads the same)."""
+    that is not a list literal (or a JSON list, which reads the same) or holds an item that is no text."""
     if text is None:
         return None
     try:
@@ -22,4 +22,18 @@ def python_list(text: str | None) -> list[str | None] | None:
         return None
     if not isinstance(value, list):
         return None
-    return [None if item is None else item if isinstance(item, str) else str(item) for item in value]
+    try:
+        return [None if item is None else _unicode(item) if isinstance(item, str) else str(item) for item in value]
+    except UnicodeDecodeError:  # an item holds half a surrogate pair: no text
+        return None
+
+
+def _unicode(item: str) -> str:
+    """The item as Unicode text: an escaped surrogate pair is the character it stands for, as a JSON reader
+    reads it ("\\ud83d\\ude00", as JSON writes a character beyond U+FFFF; Python's literal leaves the two
+    halves apart, which no UTF-8 text holds). UnicodeDecodeError for a half without its other."""
+    try:
+        item.encode("utf-8")
+        return item
+    except UnicodeEncodeError:  # it holds a surrogate
+        return item.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
