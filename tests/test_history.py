@@ -124,7 +124,7 @@ def test_materialize_outside_a_warehouse_creates_nothing(cli, db: Path) -> None:
 
 
 def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch) -> None:
-    import evalwh.warehouse.schema as warehouse
+    import evalwh.warehouse.views as warehouse
     from evalwh.resources import model_sources
 
     load_run(db, CHAPTER3, run="a")
@@ -157,13 +157,15 @@ def test_runs_reads_a_materialised_run_from_history(db: Path, tmp_path: Path) ->
     with duckdb.connect(str(db)) as con:  # history that differs from the live views shows where a row came from
         con.execute("UPDATE metrics_history SET value = 0.25 WHERE run_id = 'a' AND metric = 'supported_share'")
         con.execute("UPDATE metrics_history SET value = 7 WHERE run_id = 'a' AND metric = 'claims'")
+        con.execute("UPDATE metrics_history SET value = 5 WHERE run_id = 'a' AND metric = 'questions'")
     with open_warehouse(db) as con:
         listed = runs(con)
     assert listed.columns == ("run_id", "dataset", "created_at", "label", "claims", "supported_share",
                               "pair_precision", "questions")
-    assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 8), ("b", 8, 0.5, 0.625, 8),
+    assert [(r[0], r[4], r[5], r[6], r[7]) for r in listed.rows] == [("a", 7, 0.25, 0.625, 5), ("b", 8, 0.5, 0.625, 8),
                                                                   ("c", 8, 0.5, 0.625, 0)]
-    assert listed.types[4] == "BIGINT"
+    assert listed.types[4] == listed.types[7] == "BIGINT"
+    assert all(isinstance(r[7], int) for r in listed.rows)
 
 
 def test_live_statuses_are_computed_once_per_connection_and_run_version(db: Path) -> None:

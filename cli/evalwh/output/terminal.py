@@ -38,15 +38,15 @@ def write_table(rows: Rows, stream: TextIO) -> int:
     Returns how many rows were left out (0 when the table shows them all); the caller says so.
     """
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(*(escape(c) for c in rows.columns), show_edge=True, header_style="bold")
+    table = Table(*rows.columns, show_edge=True, header_style="bold")
     for row in rows.rows[:TABLE_ROWS]:
-        table.add_row(*(escape(_table_value(v)) for v in row))  # data, never Rich markup
+        table.add_row(*(_table_value(v) for v in row))
     width = None if stream.isatty() else 1000  # piped: never truncate cells
-    # emoji off: a cell holding :smile: is data, printed as written (and Rich's emoji table is never loaded)
-    Console(file=stream, width=width, soft_wrap=False, emoji=False).print(table)
+    # every cell is data, printed as written: no Rich markup ([bold]) and no emoji codes (:smile:, and Rich's
+    # emoji table is never loaded)
+    Console(file=stream, width=width, soft_wrap=False, emoji=False, markup=False).print(table)
     return max(0, len(rows.rows) - TABLE_ROWS)
 
 

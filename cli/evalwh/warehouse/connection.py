@@ -20,9 +20,7 @@ from evalwh.engine import duckdb
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal
-from evalwh.text.textnorm import register_udfs
 from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
-from evalwh.warehouse.views import views_current
 
 # the oldest DuckDB release whose storage format new warehouse files use
 STORAGE_VERSION = "v1.4.0"
@@ -69,9 +67,7 @@ def _locked(error: Exception) -> bool:
 
 def _detach(con: duckdb.DuckDBPyConnection) -> None:
     """Detach the warehouse from ``con`` if it is attached, back to the in-memory database."""
-    con.execute("USE memory")
-    if scalar(con, "SELECT count(*) FROM duckdb_databases() WHERE database_name = 'warehouse'"):
-        con.execute("DETACH warehouse")
+    con.execute("USE memory; DETACH DATABASE IF EXISTS warehouse")
 
 
 def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> None:
@@ -139,6 +135,7 @@ def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocat
     attach it, its schema steps stamped with this moment; False, with nothing at ``path``, when there is no
     template or the copy does not open (the template is then discarded)."""
     from evalwh.warehouse import template
+    from evalwh.warehouse.views import views_current
 
     source = template.cached_template(STORAGE_VERSION, _build_empty_warehouse)
     if source is None or not template.copy_new(source, path):
@@ -197,6 +194,8 @@ def connect(
     UDFs registered (registering them imports numpy; no view calls them)."""
     con = new_connection()
     if udfs:
+        from evalwh.text.textnorm import register_udfs
+
         register_udfs(con)
     try:
         attach(con, path, read_only=read_only, invocation=invocation)

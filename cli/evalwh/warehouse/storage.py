@@ -12,7 +12,6 @@ from evalwh.engine import duckdb
 from evalwh.errors import WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal
-from evalwh.text.textnorm import register_udfs
 from evalwh.warehouse.connection import NEW_FILE, STORAGE_VERSION, attach, new_connection, open_warehouse
 
 
@@ -38,6 +37,8 @@ def rewrite_in_oldest_format(path: Path) -> bool:
         return False
     staging = path.with_name(f".{path.name}.rewrite")
     staging.unlink(missing_ok=True)
+    from evalwh.text.textnorm import register_udfs  # a rewrite's: the copied views may name the functions
+
     con = new_connection()
     try:
         register_udfs(con)
