@@ -166,6 +166,10 @@ def test_runs_reads_a_materialised_run_from_history(db: Path, tmp_path: Path) ->
                                                                   ("c", 8, 0.5, 0.625, 0)]
     assert listed.types[4] == listed.types[7] == "BIGINT"
     assert all(isinstance(r[7], int) for r in listed.rows)
+    with duckdb.connect(str(db)) as con:  # a metric history lacks (edited by hand) is empty, not an error
+        con.execute("DELETE FROM metrics_history WHERE run_id = 'a' AND metric = 'questions'")
+    with open_warehouse(db) as con:
+        assert [r[7] for r in runs(con).rows] == [None, 8, 0]
 
 
 def test_live_statuses_are_computed_once_per_connection_and_run_version(db: Path) -> None:

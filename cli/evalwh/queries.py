@@ -122,7 +122,7 @@ def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
     rows = []
     for run_id, run_dataset, created_at, label in listed_rows:
         values = stored.get(run_id) or metric_values(con, run_id, logs=False)
-        claims, supported_share, pair_precision, questions = (values[m] for m in RUNS_METRICS)
+        claims, supported_share, pair_precision, questions = (values.get(m) for m in RUNS_METRICS)
         rows.append((run_id, run_dataset, created_at, label, None if claims is None else int(claims),
                      supported_share, pair_precision, None if questions is None else int(questions)))
     return Rows(
