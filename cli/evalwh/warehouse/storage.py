@@ -37,7 +37,7 @@ def rewrite_in_oldest_format(path: Path) -> bool:
         return False
     staging = path.with_name(f".{path.name}.rewrite")
     staging.unlink(missing_ok=True)
-    from evalwh.text.textnorm import register_udfs  # a rewrite's: the copied views may name the functions
+    from evalwh.text.textnorm import register_udfs  # imported here: of this module, only a rewrite needs it
 
     con = new_connection()
     try:
