@@ -27,7 +27,6 @@ COMMAND_LINE = ("typer", "click")
 # every other module takes DuckDB's engine from evalwh.engine
 DUCKDB_PACKAGE_USERS = frozenset({"evalwh.text.textnorm", "evalwh.text.reader_output", "evalwh.logs.importing",
                                   "evalwh.notebook", "evalwh.loader.frames"})
-# of these, the modules a load or a log import goes through import it only where they use it, inside a function
 RICH_HOME = "evalwh.output.terminal"
 
 

@@ -9,7 +9,7 @@ import tempfile
 
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError
-from evalwh.history.materialize import metric_values
+from evalwh.history.materialize import metric_values, metric_values_of_runs
 from evalwh.output.rows import Rows
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.runs import resolve_run
@@ -100,13 +100,8 @@ RUNS_METRICS = ("claims", "supported_share", "pair_precision", "questions")
 
 
 def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
-    """Every run (of ``dataset``, if given), oldest first, with its dataset and headline metrics.
-
-    The metrics are each run's ``metric_values``: read from history for every run at once, and computed
-    live for a run whose metrics history lacks, one run at a time (a filter on one run_id reaches the
-    views' tables; a filter over a list of runs does not). Two plain reads cost a small warehouse less
-    than one query joining them.
-    """
+    """Every run (of ``dataset``, if given), oldest first, with its dataset and headline metrics
+    (``metric_values_of_runs``: from history when stored, else live)."""
     listed = con.execute(
         "SELECT run_id, dataset, created_at, label FROM runs WHERE $dataset IS NULL OR dataset = $dataset "
         "ORDER BY created_at, run_id",
@@ -114,19 +109,14 @@ def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
     )
     types = tuple(str(d[1]) for d in listed.description or ())
     listed_rows = listed.fetchall()
-    stored: dict[str, dict[str, float | None]] = {}
-    for run_id, metric, value in con.execute(
-        f"SELECT run_id, metric, value FROM metrics_history WHERE metric IN ({', '.join(map(sql_literal, RUNS_METRICS))})"
-    ).fetchall():
-        stored.setdefault(run_id, {})[metric] = value
+    values = metric_values_of_runs(con, [row[0] for row in listed_rows], RUNS_METRICS)
     rows = []
     for run_id, run_dataset, created_at, label in listed_rows:
-        values = stored.get(run_id) or metric_values(con, run_id, logs=False)
-        claims, supported_share, pair_precision, questions = (values.get(m) for m in RUNS_METRICS)
+        claims, supported_share, pair_precision, questions = (values[run_id].get(m) for m in RUNS_METRICS)
         rows.append((run_id, run_dataset, created_at, label, None if claims is None else int(claims),
                      supported_share, pair_precision, None if questions is None else int(questions)))
     return Rows(
-        ("run_id", "dataset", "created_at", "label", *RUNS_METRICS[:3], "questions"),
+        ("run_id", "dataset", "created_at", "label", *RUNS_METRICS),
         rows,
         types=(*types, "BIGINT", "DOUBLE", "DOUBLE", "BIGINT"),
     )
