@@ -1,7 +1,8 @@
 # make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed, print the evidence,
 #            write cases.tsv and the run's HTML and Markdown reports under out/
 # make test: add the test extras to .venv and run the test suite
-# make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py (every evalwh import resolved)
+# make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
+#            as CI has it, so pyspark's own types are checked (every evalwh import resolved)
 # make docs: regenerate docs/reference/ (the command and warehouse references) from the code
 # make test-producers: the log producers' own libraries (the logs extra, in .venv-logs) write every producer
 #            fixture afresh, and tests/test_log_producers.py checks what evalwh stores from them
@@ -56,7 +57,7 @@ fixtures: $(LOGS_STAMP)
 	$(LOGS_VENV)/bin/python -m tests.logs.producers.generate
 
 $(LINT_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	$(BIN)/python -m pip install --quiet -e '.[test,spark,lint]'
 	touch $(LINT_STAMP)
 
 lint: $(LINT_STAMP)

@@ -124,13 +124,13 @@ def test_materialize_outside_a_warehouse_creates_nothing(cli, db: Path) -> None:
 
 
 def test_views_are_created_once_and_restored_when_changed(db: Path, monkeypatch) -> None:
-    import evalwh.warehouse.views as warehouse
+    import evalwh.warehouse.views as views
     from evalwh.resources import model_sources
 
     load_run(db, CHAPTER3, run="a")
     created = []
-    real = warehouse.create_views
-    monkeypatch.setattr(warehouse, "create_views", lambda con: created.append(1) or real(con))
+    real = views.create_views
+    monkeypatch.setattr(views, "create_views", lambda con: created.append(1) or real(con))
     load_run(db, CHAPTER3, run="b")
     assert created == []  # every view already carries this release's models
     con = duckdb.connect(str(db))

@@ -10,4 +10,3 @@ def test_the_schema_version_is_the_last_step_and_the_steps_run_from_one_without_
     versions = [version for version, _, _ in schema_steps()]
     assert versions == list(range(1, len(versions) + 1))
     assert SCHEMA_VERSION == code_schema_version() == versions[-1]
-

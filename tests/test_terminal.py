@@ -25,4 +25,3 @@ def test_every_row_and_column_is_drawn() -> None:
     lines = drawn(Rows(("a", "b"), [(1, "x"), (2.5, None)])).splitlines()
     body = [line for line in lines if line.startswith("│")]
     assert [[cell.strip() for cell in line.strip("│").split("│")] for line in body] == [["1", "x"], ["2.500", ""]]
-
