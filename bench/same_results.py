@@ -9,9 +9,8 @@ lacks, duplicates counted) and prints, for each view, its rows and the two diffe
 load's wall and CPU seconds and peak RSS. It exits non-zero if any view differs.
 
 A rewrite of how the load computes (the overlap scores by a semi-join, the stored metrics reading
-what the load computed, each citation pair's verdict decided as the run is written) must not change
-one row: the generated run is large enough for the spilling, batching and parallel paths the tests'
-small runs never take.
+what the load computed) must not change one row: the generated run is large enough for the spilling,
+batching and parallel paths the tests' small runs never take.
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ BASELINE = "ba50b49"
 ROOT = Path(__file__).resolve().parent.parent
 # the views a load's results are read from, each compared whole, and what the load stored (the stored
 # metrics without the time they were stored at)
-VIEWS = {"citation_pairs": "*", "claim_status": "*", "run_metrics_long": "*", "threshold_sweep": "*", "question_best_score": "*",
-         "question_chunk_scores": "*", "builtin_retrieval": "*", "retrievals": "*",
+VIEWS = {"citation_pairs": "*", "claim_status": "*", "run_metrics_long": "*", "threshold_sweep": "*",
+         "question_best_score": "*", "question_chunk_scores": "*", "builtin_retrieval": "*", "retrievals": "*",
          "metrics_history": "run_id, position, metric, value"}
 # what the package holds beside its code, each at evalwh/<name> (pyproject's package-dir)
 DATA_PACKAGES = ("sql", "models", "seeds", "reports")

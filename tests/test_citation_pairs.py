@@ -77,7 +77,7 @@ def test_a_second_run_over_the_stored_corpus_decides_its_own_pairs(tmp_path: Pat
                     "ORDER BY ordinal") == [("k1", True, False), ("k2", True, True)]
 
 
-def test_the_stored_verdicts_of_the_chapter_are_the_python_rules(tmp_path: Path) -> None:
+def test_the_chapters_pairs_are_decided_by_the_python_rule(tmp_path: Path) -> None:
     """Against the seed's own words: norm(quote) in norm(chunk text), in Python, pair by pair."""
     db = tmp_path / "wh.duckdb"
     load_run(db, CHAPTER3, run="r")
