@@ -390,8 +390,12 @@ def _write_grades(con: duckdb.DuckDBPyConnection, grades: Staged, params: dict[s
     )
 
 
-def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged], settings: RunSettings) -> dict[str, int]:
-    """Insert the staged rows as run ``run_id`` (inside the caller's transaction).
+def write_run(
+    con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
+    best_scores: bool = True,
+) -> dict[str, int]:
+    """Insert the staged rows as run ``run_id`` (inside the caller's transaction); with ``best_scores``, also
+    each question's best overlap score into ``temp.rt_best``, for the metrics stored next.
 
     Every text is normalised here, once, by the UDFs; the views read the stored columns.
     """
@@ -401,11 +405,16 @@ def write_run(con: duckdb.DuckDBPyConnection, run_id: str, staged: dict[str, Sta
         _write_claims(con, staged, {"run": run_id})
     if "questions" in staged:
         _write_questions(con, staged["questions"], params)
-    if "questions" in staged and "chunks" in staged:
-        # the overlap scores of every (question, chunk) sharing a term: the overlap retriever ranks them,
-        # and the stored metrics read each question's best as question_best_score (_write)
-        overlap_scores(con, run_id, settings.tokenizer)
+    # the overlap scores of every (question, chunk) sharing a term: the overlap retriever ranks them,
+    # and the stored metrics read each question's best as question_best_score (_write). A load that
+    # needs neither (another retriever or a retrievals file, and no stored metrics) computes none
+    scored = "questions" in staged and "chunks" in staged
+    overlap_retriever = scored and "retrievals" not in staged and settings.retriever == "overlap"
+    if overlap_retriever:
+        overlap_scores(con, run_id, settings.tokenizer, best=best_scores)
     _write_retrievals(con, staged, settings, {"run": run_id})
+    if scored and best_scores and not overlap_retriever:  # after the retriever, whose memory is freed by then
+        overlap_scores(con, run_id, settings.tokenizer, best=True)
     if "questions" in staged and "chunks" in staged:
         _write_sentence_norms(con, {"run": run_id})
     if "responses" in staged:
@@ -555,7 +564,7 @@ def _write(
             "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
             "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
         )
-        counts = write_run(con, run_id, staged, settings)
+        counts = write_run(con, run_id, staged, settings, best_scores=metrics)
     if metrics:
         # the staged input is written: its memory goes to the metrics, which spill past a cap, so the
         # load's peak is the run's write, not the metrics' (bench/claims.py, bench/tfidf.py)

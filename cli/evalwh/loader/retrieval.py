@@ -112,6 +112,9 @@ VECTORS = {
     "overlap": ("SELECT q, tid, 1.0 AS u FROM temp.rt_question_tf", "SELECT c, tid, 1.0 AS u FROM temp.rt_chunk_tf"),
     "tfidf": ("SELECT q, tid, u FROM temp.rt_question_units", "SELECT c, tid, u FROM temp.rt_chunk_units"),
 }
+# the temporary tables the tfidf retriever makes (write_builtin_retrieval drops them when done)
+RETRIEVER_TABLES = ("rt_chunks", "rt_chunk_terms", "rt_terms", "rt_chunk_tf", "rt_question_tf", "rt_idf",
+                    "rt_chunk_units", "rt_question_units", "rt_candidates")
 # use scipy's sparse product when scipy is installed (tests switch it off to cover the plain SQL path)
 USE_SPARSE = True
 # a candidate's floating-point score may differ from its exact score by far less than this
@@ -152,12 +155,12 @@ def _sparse_candidates(con: duckdb.DuckDBPyConnection, retriever: str, top_k: in
     return True
 
 
-def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str) -> None:
+def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str, *, best: bool = True) -> None:
     """``rt_pairs``: the overlap score of every (question, chunk) of run ``run_id`` sharing a term (the rows
     of the view question_chunk_scores), keyed by integers: the question's ordinal, the chunk's ordinal
     and its place in chunk id order (the retriever's tie-break). Each chunk's terms are kept only where
-    a question of the run holds them. Then ``rt_best``: the rows of the view question_best_score for the
-    run, which the load's stored metrics read instead of the view."""
+    a question of the run holds them. Then, with ``best``, ``rt_best``: the rows of the view
+    question_best_score for the run, which the load's stored metrics read instead of the view."""
     params = {"run": run_id, "tokenizer": tokenizer}
     con.execute(
         """CREATE OR REPLACE TEMP TABLE rt_question_terms AS
@@ -188,6 +191,8 @@ def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str) 
     )
     con.execute("DROP TABLE temp.rt_question_terms")
     con.execute("DROP TABLE temp.rt_chunk_terms")
+    if not best:
+        return
     # question_best_score's rule: the highest score, then the earliest chunk; 0 and no chunk without a pair
     con.execute(
         """CREATE OR REPLACE TEMP TABLE rt_best AS
@@ -259,3 +264,5 @@ def write_builtin_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, retriev
             JOIN questions AS q ON q.run_id = $run AND q.ordinal = p.q""",
             {**params, "lo": lo, "hi": lo + batch - 1},
         )
+    for table in RETRIEVER_TABLES:  # their memory goes to what the load does next
+        con.execute(f"DROP TABLE IF EXISTS temp.{table}")
