@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
@@ -85,8 +86,11 @@ def _common(env: Environment) -> Environment:
     return env
 
 
+@cache
 def environment(kind: str) -> Environment:
-    """The environment for ``html`` or ``md`` templates in ``reports/``."""
+    """The environment for ``html`` or ``md`` templates in ``reports/``: one per kind and process, so each
+    template is compiled once however often it is rendered (a Markdown report cut to fit a comment
+    renders its page once per try)."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     loader = FileSystemLoader(str(files("evalwh.reports")))
