@@ -9,7 +9,7 @@ lacks, duplicates counted) and prints, for each view, its rows and the two diffe
 load's wall and CPU seconds and peak RSS. It exits non-zero if any view differs.
 
 A rewrite of how the load computes (the overlap scores by a semi-join, the stored metrics reading
-what the load computed) must not change one row: the generated run is large enough for the spilling,
+what the load computed) or of how a view searches (gold_matches) must not change one row: the generated run is large enough for the spilling,
 batching and parallel paths the tests' small runs never take.
 """
 
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # metrics without the time they were stored at)
 VIEWS = {"citation_pairs": "*", "claim_status": "*", "run_metrics_long": "*", "threshold_sweep": "*",
          "question_best_score": "*", "question_chunk_scores": "*", "builtin_retrieval": "*", "retrievals": "*",
-         "metrics_history": "run_id, position, metric, value"}
+         "gold_matches": "*", "cases": "*", "metrics_history": "run_id, position, metric, value"}
 # what the package holds beside its code, each at evalwh/<name> (pyproject's package-dir)
 DATA_PACKAGES = ("sql", "models", "seeds", "reports")
 

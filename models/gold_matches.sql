@@ -59,19 +59,23 @@ rarest AS (
     GROUP BY i.run_id, i.question_id
 ),
 candidates AS (
+    -- each (question, chunk) once: a gold of three or more words has one rarest word, and a chunk
+    -- holds it once in chunk_words; a gold of one or two words may match several words of a chunk
     SELECT r.run_id, r.question_id, w.ordinal
     FROM rarest AS r
     JOIN chunk_words AS w ON w.run_id = r.run_id AND w.word = r.word
-    UNION
-    SELECT p.run_id, p.question_id, w.ordinal
+    UNION ALL
+    SELECT DISTINCT p.run_id, p.question_id, w.ordinal
     FROM part_words AS p
     JOIN chunk_words AS w ON w.run_id = p.run_id AND w.word = p.word
 )
-SELECT g.run_id, g.question_id, min(c.ordinal) AS chunk_ordinal
+SELECT g.run_id, g.question_id, min(k.ordinal) AS chunk_ordinal
 FROM golds AS g
 JOIN candidates AS k ON k.run_id = g.run_id AND k.question_id = g.question_id
-JOIN chunks AS c ON c.run_id = k.run_id AND c.ordinal = k.ordinal
-WHERE strpos(c.text_norm, g.gold_norm) > 0
+-- the candidate's text looked up by its key (a run's chunk per ordinal): DuckDB then hashes the
+-- chunks, not the candidates, which can outnumber them a hundredfold
+WHERE strpos((SELECT c.text_norm FROM chunks AS c WHERE c.run_id = k.run_id AND c.ordinal = k.ordinal),
+             g.gold_norm) > 0
 GROUP BY g.run_id, g.question_id
 UNION ALL
 SELECT q.run_id, q.question_id, f.chunk_ordinal
