@@ -33,6 +33,7 @@ from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.compare import diff_runs
 from evalwh.history.gates import Gates
+from evalwh.history.materialize import claim_statuses_source
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import render
 from evalwh.report.gather import DEFAULT_MAX_ROWS, LEAVES_OPEN, ReportData, gather, gather_history
@@ -98,9 +99,11 @@ def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str
         SELECT r.question_id, r.rank, r.score, r.chunk_id, c.text, c.chunk_id IS NOT NULL AS chunk_exists
         FROM retrievals AS r LEFT JOIN chunks AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
         WHERE r.run_id = ? ORDER BY r.question_id, r.rank""", [run_id])
-    claims = dicts(con, """
+    # the statuses from history, or from the live view once per connection, as the report reads them
+    statuses = claim_statuses_source(con, run_id)
+    claims = dicts(con, f"""
         SELECT c.question_id, c.claim_id, c.text, c.quote, s.status
-        FROM claims AS c JOIN claim_status AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
+        FROM claims AS c JOIN {statuses} AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
         WHERE c.run_id = ? AND c.question_id IS NOT NULL ORDER BY c.ordinal""", [run_id])
     by_question: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for row in retrieved:
@@ -117,9 +120,10 @@ def claim_pages(con: duckdb.DuckDBPyConnection, run_id: str, claim_ids: Iterable
     wanted = sorted(set(claim_ids))
     if not wanted:
         return []
-    claims = dicts(con, """
+    statuses = claim_statuses_source(con, run_id)
+    claims = dicts(con, f"""
         SELECT c.claim_id, c.text, c.quote, c.question_id, s.status
-        FROM claims AS c JOIN claim_status AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
+        FROM claims AS c JOIN {statuses} AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
         WHERE c.run_id = ? AND c.claim_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY c.ordinal""", [run_id, wanted])
     pairs = dicts(con, """
         SELECT p.claim_id, p.ordinal, p.chunk_id, p.chunk_exists, p.quote_found, ch.text
@@ -139,12 +143,13 @@ def chunk_pages(con: duckdb.DuckDBPyConnection, run_id: str, chunk_ids: Iterable
     wanted = sorted(set(chunk_ids))
     if not wanted:
         return []
+    statuses = claim_statuses_source(con, run_id)
     chunks = dicts(con, "SELECT chunk_id, doc_id, text FROM chunks WHERE run_id = ? "
                          "AND chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY ordinal", [run_id, wanted])
     retrieved = dicts(con, "SELECT chunk_id, question_id, rank, score FROM retrievals WHERE run_id = ? "
                             "AND chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY question_id, rank", [run_id, wanted])
     citing = dicts(con, "SELECT p.chunk_id, p.claim_id, s.status FROM citation_pairs AS p "
-                         "JOIN claim_status AS s ON s.run_id = p.run_id AND s.claim_id = p.claim_id "
+                         f"JOIN {statuses} AS s ON s.run_id = p.run_id AND s.claim_id = p.claim_id "
                          "WHERE p.run_id = ? AND p.chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY p.claim_id",
                     [run_id, wanted])
     by_chunk: dict[str, dict[str, list[dict[str, Any]]]] = {c["chunk_id"]: {"retrieved": [], "citing": []}
