@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from evalwh.app import app
 from evalwh.loader import load_run
 from evalwh.report import build_report
-from tests.conftest import CHAPTER3
+from tests.conftest import CHAPTER3, write_table
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCRIPT = "<script>alert(1)</script>"
@@ -229,3 +229,27 @@ def test_markdown_report_of_100000_claims_fits_a_github_comment(db: Path, tmp_pa
     # and it is the most: allowed one row more, the page still keeps the same number (one more does not fit)
     again = build_report(db, "big", "md", None, cut[1000] + 1)
     assert f"Tables are cut to {cut[1000]} rows" in again
+
+
+def test_claims_csv_keeps_its_order_past_one_row_group(tmp_path: Path) -> None:
+    # 150,000 claims: more rows than one DuckDB row group (122,880), where COPY once wrote some
+    # vectors of the file out of order. Claim n's status follows from n % 5 by the rule: 0 cites
+    # nothing, 4 cites an unknown id, 2 quotes words no chunk holds, 1 and 3 quote their chunk but
+    # name a number the quote lacks.
+    folder, claims = tmp_path / "run", 150_000
+    write_table(folder / "chunks.csv", ["chunk_id", "text"], [[f"c{k}", "The refund window is open."] for k in (1, 2, 3)])
+    write_table(folder / "claims.csv", ["claim_id", "text", "quote"],
+                [[f"claim-{n}", f"Refund window {n % 5} days.", "no such words" if n % 5 == 2 else "refund window is"]
+                 for n in range(claims)])
+    write_table(folder / "citations.csv", ["claim_id", "chunk_id"],
+                [[f"claim-{n}", "missing" if n % 5 == 4 else f"c{n % 5}"] for n in range(claims) if n % 5])
+    db = tmp_path / "wh.duckdb"
+    load_run(db, folder, run="big", metrics=False)
+    build_report(db, "big", "html", tmp_path / "report.html")
+    status = {0: "UNCITED", 1: "NUMBER_MISMATCH", 2: "UNSUPPORTED", 3: "NUMBER_MISMATCH", 4: "DANGLING"}
+    failing_first = ["DANGLING", "UNCITED", "UNSUPPORTED", "NUMBER_MISMATCH", "SUPPORTED"]
+    expected = sorted(((f"claim-{n}", status[n % 5]) for n in range(claims)),
+                      key=lambda row: (failing_first.index(row[1]), int(row[0].split("-")[1])))
+    with (tmp_path / "report.claims.csv").open(encoding="utf-8", newline="") as f:
+        written = [(row["claim_id"], row["status"]) for row in csv.DictReader(f)]
+    assert written == expected
