@@ -83,6 +83,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/claims.py
 	$(BIN)/python bench/metrics_store.py
 	$(BIN)/python bench/same_results.py
+	$(BIN)/python bench/read_commands.py
 	$(BIN)/python bench/squad.py
 	$(BIN)/python bench/rowfiles.py
 	$(BIN)/python bench/tfidf.py
