@@ -44,6 +44,7 @@ from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse.connection import (
     LOAD_MEMORY_LIMIT,
     attach,
+    drop_temp_tables,
     limit_memory,
     new_connection,
     one,
@@ -415,7 +416,7 @@ def write_run(
     _write_retrievals(con, staged, settings, {"run": run_id})
     if scored and best_scores and not overlap_retriever:  # after the retriever, whose memory is freed by then
         overlap_scores(con, run_id, settings.tokenizer, best=True)
-    if "questions" in staged and "chunks" in staged:
+    if scored:
         _write_sentence_norms(con, {"run": run_id})
     if "responses" in staged:
         _write_responses(con, staged["responses"], settings.format, {"run": run_id})
@@ -568,9 +569,7 @@ def _write(
     if metrics:
         # the staged input is written: its memory goes to the metrics, which spill past a cap, so the
         # load's peak is the run's write, not the metrics' (bench/claims.py, bench/tfidf.py)
-        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' "
-                                    "AND table_name <> 'rt_best'").fetchall():
-            con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
+        drop_temp_tables(con, keep=("rt_best",))
         # what the load computed, the views read instead of computing it again: a temp table named like a
         # view stands for it in this connection (tests/test_retrieval_fast.py: the same metrics as the views')
         if scalar(con, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp' AND table_name = 'rt_best'"):

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalwh.engine import duckdb
-from evalwh.warehouse.connection import one
+from evalwh.warehouse.connection import drop_temp_tables, one
 
 QUESTION_BATCH = 2_000
 SCALE = "4611686018427387904.0"  # 2^62, as in tfidf_scores
@@ -112,9 +112,6 @@ VECTORS = {
     "overlap": ("SELECT q, tid, 1.0 AS u FROM temp.rt_question_tf", "SELECT c, tid, 1.0 AS u FROM temp.rt_chunk_tf"),
     "tfidf": ("SELECT q, tid, u FROM temp.rt_question_units", "SELECT c, tid, u FROM temp.rt_chunk_units"),
 }
-# the temporary tables the tfidf retriever makes (write_builtin_retrieval drops them when done)
-RETRIEVER_TABLES = ("rt_chunks", "rt_chunk_terms", "rt_terms", "rt_chunk_tf", "rt_question_tf", "rt_idf",
-                    "rt_chunk_units", "rt_question_units", "rt_candidates")
 # use scipy's sparse product when scipy is installed (tests switch it off to cover the plain SQL path)
 USE_SPARSE = True
 # a candidate's floating-point score may differ from its exact score by far less than this
@@ -264,5 +261,4 @@ def write_builtin_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, retriev
             JOIN questions AS q ON q.run_id = $run AND q.ordinal = p.q""",
             {**params, "lo": lo, "hi": lo + batch - 1},
         )
-    for table in RETRIEVER_TABLES:  # their memory goes to what the load does next
-        con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+    drop_temp_tables(con, prefix="rt_")  # the tables made above (an rt_ prefix each)

@@ -84,8 +84,8 @@ def linker(pages: RunPages, depth: int) -> Callable[[str, Any], Markup]:
 
 
 
-def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    """Every question of the run with what its page shows."""
+def question_pages(con: duckdb.DuckDBPyConnection, run_id: str, statuses: str) -> list[dict[str, Any]]:
+    """Every question of the run with what its page shows (``statuses``: the table of its claim statuses)."""
     questions = dicts(con, """
         SELECT q.question_id, q.question, q.expected, q.gold, q.gold_chunk_id, o.answer, o.action, o.sources,
                u.outcome, a.exact_match, a.f1, s.retrieval, s.citation, s.refusal, s.expected_chunk
@@ -99,8 +99,6 @@ def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str
         SELECT r.question_id, r.rank, r.score, r.chunk_id, c.text, c.chunk_id IS NOT NULL AS chunk_exists
         FROM retrievals AS r LEFT JOIN chunks AS c ON c.run_id = r.run_id AND c.chunk_id = r.chunk_id
         WHERE r.run_id = ? ORDER BY r.question_id, r.rank""", [run_id])
-    # the statuses from history, or from the live view once per connection, as the report reads them
-    statuses = claim_statuses_source(con, run_id)
     claims = dicts(con, f"""
         SELECT c.question_id, c.claim_id, c.text, c.quote, s.status
         FROM claims AS c JOIN {statuses} AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
@@ -115,12 +113,13 @@ def question_pages(con: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str
     return questions
 
 
-def claim_pages(con: duckdb.DuckDBPyConnection, run_id: str, claim_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """The claims named, with their status, quote and cited chunks."""
+def claim_pages(
+    con: duckdb.DuckDBPyConnection, run_id: str, statuses: str, claim_ids: Iterable[str]
+) -> list[dict[str, Any]]:
+    """The claims named, with their status (from ``statuses``), quote and cited chunks."""
     wanted = sorted(set(claim_ids))
     if not wanted:
         return []
-    statuses = claim_statuses_source(con, run_id)
     claims = dicts(con, f"""
         SELECT c.claim_id, c.text, c.quote, c.question_id, s.status
         FROM claims AS c JOIN {statuses} AS s ON s.run_id = c.run_id AND s.claim_id = c.claim_id
@@ -138,12 +137,14 @@ def claim_pages(con: duckdb.DuckDBPyConnection, run_id: str, claim_ids: Iterable
     return claims
 
 
-def chunk_pages(con: duckdb.DuckDBPyConnection, run_id: str, chunk_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """The chunks named that exist in the run, with the questions that retrieved them and the claims that cite them."""
+def chunk_pages(
+    con: duckdb.DuckDBPyConnection, run_id: str, statuses: str, chunk_ids: Iterable[str]
+) -> list[dict[str, Any]]:
+    """The chunks named that exist in the run, with the questions that retrieved them and the claims that cite
+    them (their statuses from ``statuses``)."""
     wanted = sorted(set(chunk_ids))
     if not wanted:
         return []
-    statuses = claim_statuses_source(con, run_id)
     chunks = dicts(con, "SELECT chunk_id, doc_id, text FROM chunks WHERE run_id = ? "
                          "AND chunk_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY ordinal", [run_id, wanted])
     retrieved = dicts(con, "SELECT chunk_id, question_id, rank, score FROM retrievals WHERE run_id = ? "
@@ -190,13 +191,15 @@ def gather_run(con: duckdb.DuckDBPyConnection, run_id: str, max_rows: int, gates
     comparison = None
     if report.previous is not None:
         comparison = diff_runs(con, report.previous, run_id)[2].dicts()
-    questions = question_pages(con, run_id)
-    claims = claim_pages(con, run_id, listed_claims(report, comparison))
+    # the claim statuses from history, or from the live view once per connection, as the report read them
+    statuses = claim_statuses_source(con, run_id)
+    questions = question_pages(con, run_id, statuses)
+    claims = claim_pages(con, run_id, statuses, listed_claims(report, comparison))
     chunk_ids = {r["chunk_id"] for q in questions for r in q["retrieved"]}
     chunk_ids |= {q["gold_chunk_id"] for q in questions if q["gold_chunk_id"]}
     chunk_ids |= {p["chunk_id"] for c in claims for p in c["citations"]}
     chunk_ids |= {p["chunk_id"] for c in report.claims.rows for p in c.get("citations", [])}
-    chunks = chunk_pages(con, run_id, chunk_ids)
+    chunks = chunk_pages(con, run_id, statuses, chunk_ids)
     pages = RunPages(run_id, {q["question_id"] for q in questions}, {c["claim_id"] for c in claims},
                      {c["chunk_id"] for c in chunks})
     return RunSite(report, questions, claims, chunks, comparison, pages)

@@ -19,7 +19,7 @@ from typing import Any
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
-from evalwh.sqltext import sql_literal
+from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
 
 # the oldest DuckDB release whose storage format new warehouse files use
@@ -177,6 +177,16 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+def drop_temp_tables(con: duckdb.DuckDBPyConnection, *, prefix: str = "", keep: tuple[str, ...] = ()) -> None:
+    """Drop the connection's temporary tables whose names start with ``prefix``, but those in ``keep``:
+    their memory goes to what the connection does next."""
+    for (table,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' AND starts_with(table_name, ?) "
+        "AND NOT list_contains(?, table_name)", [prefix, list(keep)]
+    ).fetchall():
+        con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
+
 
 def limit_memory(con: duckdb.DuckDBPyConnection, limit: str = VIEWS_MEMORY_LIMIT) -> None:
     """Cap DuckDB's memory at ``limit`` for the rest of the connection (a size DuckDB reads: "500MB")."""
