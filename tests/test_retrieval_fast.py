@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalwh.loader import load_run, retrieval
+from evalwh.warehouse.connection import open_warehouse
 from tests.conftest import rows, write_table
 
 VOCAB = ["loan", "laptop", "days", "the", "Ünï", "x-1", "14", "of", "desk", "ask"]
@@ -68,6 +69,33 @@ def test_stored_retrievals_equal_the_view(
     finally:
         retrieval.QUESTION_BATCH = 2_000
         retrieval.USE_SPARSE = True
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(corpora(), st.sampled_from(["ascii", "unicode"]))
+def test_best_scores_equal_the_view(corpus: tuple[dict[str, str], list[str], str, int], tokenizer: str) -> None:
+    """The best scores a load computes for its stored metrics (temp.rt_best) are the rows of the view
+    question_best_score, every column, ties to the earliest chunk: from the stored pairs (the overlap
+    retriever's) and from the pairs as they are counted (a load that needs only the best scores)."""
+    chunks, questions, _, _ = corpus
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run"
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [[k, v] for k, v in chunks.items()])
+        write_table(folder / "questions.csv", ["question_id", "question", "expected"],
+                    [[f"q{n}", q, ("answer", "refuse")[n % 2]] for n, q in enumerate(questions)])
+        (folder / "run.toml").write_text(f'[retrieval]\ntokenizer = "{tokenizer}"\n', encoding="utf-8")
+        db = Path(tmp) / "wh.duckdb"
+        load_run(db, folder, run="gen", metrics=False)
+        order = "ORDER BY question_id"
+        view = rows(db, f"SELECT * FROM question_best_score {order}")
+        with open_warehouse(db, udfs=False) as con:
+            for pairs in (True, False):
+                retrieval.overlap_scores(con, "gen", tokenizer, pairs=pairs)
+                assert con.execute(f"SELECT * FROM temp.rt_best {order}").fetchall() == view, pairs
+                assert [name for (name,) in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = 'temp' ORDER BY 1").fetchall()] \
+                    == (["rt_best", "rt_pairs"] if pairs else ["rt_best"])
+                con.execute("DROP TABLE IF EXISTS temp.rt_pairs")
 
 
 def test_scipy_is_there_for_the_sparse_path() -> None:

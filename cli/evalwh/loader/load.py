@@ -415,7 +415,7 @@ def write_run(
         overlap_scores(con, run_id, settings.tokenizer, best=best_scores)
     _write_retrievals(con, staged, settings, {"run": run_id})
     if scored and best_scores and not overlap_retriever:  # after the retriever, whose memory is freed by then
-        overlap_scores(con, run_id, settings.tokenizer, best=True)
+        overlap_scores(con, run_id, settings.tokenizer, pairs=False)
     if scored:
         _write_sentence_norms(con, {"run": run_id})
     if "responses" in staged:

@@ -10,7 +10,8 @@ to a score), so the pairs it scores, and the rows it keeps, are those sharing a 
 integers (a run's pairs grow as its questions times its chunks, and must spill cheaply). The top
 k is then a ``min_by`` over (-score, chunk id order), and each question's best score and chunk
 (the rows of the view ``question_best_score`` for the run) one aggregate, which the load's stored
-metrics reuse.
+metrics reuse. A load that needs only the best scores (another retriever, or a retrievals file)
+takes them from the pairs as they are counted, without storing the pairs.
 
 tfidf needs every term of every chunk (a chunk's norm sums all its weights): it is computed with
 integer keys (chunk and question ordinals, term numbers), the weights normalised once. With scipy
@@ -152,12 +153,21 @@ def _sparse_candidates(con: duckdb.DuckDBPyConnection, retriever: str, top_k: in
     return True
 
 
-def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str, *, best: bool = True) -> None:
-    """``rt_pairs``: the overlap score of every (question, chunk) of run ``run_id`` sharing a term (the rows
-    of the view question_chunk_scores), keyed by integers: the question's ordinal, the chunk's ordinal
-    and its place in chunk id order (the retriever's tie-break). Each chunk's terms are kept only where
-    a question of the run holds them. Then, with ``best``, ``rt_best``: the rows of the view
-    question_best_score for the run, which the load's stored metrics read instead of the view."""
+# the pairs of rt_question_terms and rt_chunk_terms sharing a term, each with its overlap score
+PAIR_SCORES = """SELECT q.question, c.ordinal{id_order}, count(*) AS score
+    FROM temp.rt_question_terms AS q JOIN temp.rt_chunk_terms AS c ON c.term = q.term
+    GROUP BY q.question, c.ordinal{id_order}"""
+
+
+def overlap_scores(
+    con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str, *, pairs: bool = True, best: bool = True
+) -> None:
+    """With ``pairs``, ``rt_pairs``: the overlap score of every (question, chunk) of run ``run_id`` sharing a
+    term (the rows of the view question_chunk_scores), keyed by integers: the question's ordinal, the chunk's
+    ordinal and its place in chunk id order (the retriever's tie-break). Each chunk's terms are kept only
+    where a question of the run holds them. With ``best``, ``rt_best``: the rows of the view
+    question_best_score for the run, which the load's stored metrics read instead of the view; from
+    ``rt_pairs`` when there is one, else from the pairs as they are counted, never stored."""
     params = {"run": run_id, "tokenizer": tokenizer}
     con.execute(
         """CREATE OR REPLACE TEMP TABLE rt_question_terms AS
@@ -167,10 +177,13 @@ def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str, 
           AND NOT EXISTS (SELECT 1 FROM run_stopwords AS s WHERE s.run_id = $run AND s.word = t.term)""",
         {"run": run_id},
     )
+    # the chunk id order only for the retriever, whose tie-break it is
+    id_order = ", c.id_order" if pairs else ""
+    numbered = ", CAST(row_number() OVER (ORDER BY r.chunk_id) AS INTEGER) AS id_order" if pairs else ""
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE rt_chunk_terms AS
-        SELECT DISTINCT c.ordinal, c.id_order, t.term
-        FROM (SELECT r.ordinal, CAST(row_number() OVER (ORDER BY r.chunk_id) AS INTEGER) AS id_order,
+        f"""CREATE OR REPLACE TEMP TABLE rt_chunk_terms AS
+        SELECT DISTINCT c.ordinal{id_order}, t.term
+        FROM (SELECT r.ordinal{numbered},
                      CASE WHEN $tokenizer = 'unicode' THEN x.text_uterms
                           WHEN x.text_norm = '' THEN CAST([] AS VARCHAR[])
                           ELSE string_split(x.text_norm, ' ') END AS terms
@@ -180,32 +193,35 @@ def overlap_scores(con: duckdb.DuckDBPyConnection, run_id: str, tokenizer: str, 
         WHERE t.term IN (SELECT term FROM temp.rt_question_terms)""",
         params,
     )
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE rt_pairs AS
-        SELECT q.question, c.ordinal, c.id_order, count(*) AS score
-        FROM temp.rt_question_terms AS q JOIN temp.rt_chunk_terms AS c ON c.term = q.term
-        GROUP BY q.question, c.ordinal, c.id_order"""
-    )
+    if pairs:  # the tables of terms are dropped as soon as they are read for the last time
+        con.execute(f"CREATE OR REPLACE TEMP TABLE rt_pairs AS {PAIR_SCORES.format(id_order=id_order)}")
+        _drop_terms(con)
+    if best:
+        scored = "temp.rt_pairs" if pairs else f"({PAIR_SCORES.format(id_order='')})"
+        # question_best_score's rule: the highest score, then the earliest chunk; 0 and no chunk without a pair
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE rt_best AS
+            WITH best AS (
+                SELECT question, max(score) AS score,
+                       arg_max(ordinal, struct_pack(score := score, earlier := -ordinal)) AS ordinal
+                FROM {scored} AS p GROUP BY question
+            )
+            SELECT q.run_id, q.question_id, q.ordinal, q.expected, COALESCE(b.score, 0) AS best_score,
+                   c.chunk_id AS best_chunk_id
+            FROM questions AS q
+            LEFT JOIN best AS b ON b.question = q.ordinal
+            LEFT JOIN chunk_refs AS c ON c.run_id = q.run_id AND c.ordinal = b.ordinal
+            WHERE q.run_id = $run""",
+            {"run": run_id},
+        )
+    if not pairs:
+        _drop_terms(con)
+
+
+def _drop_terms(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the tables of terms ``overlap_scores`` counts its pairs from."""
     con.execute("DROP TABLE temp.rt_question_terms")
     con.execute("DROP TABLE temp.rt_chunk_terms")
-    if not best:
-        return
-    # question_best_score's rule: the highest score, then the earliest chunk; 0 and no chunk without a pair
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE rt_best AS
-        WITH best AS (
-            SELECT question, max(score) AS score, arg_max(ordinal, struct_pack(score := score, earlier := -ordinal))
-                   AS ordinal
-            FROM temp.rt_pairs GROUP BY question
-        )
-        SELECT q.run_id, q.question_id, q.ordinal, q.expected, COALESCE(b.score, 0) AS best_score,
-               c.chunk_id AS best_chunk_id
-        FROM questions AS q
-        LEFT JOIN best AS b ON b.question = q.ordinal
-        LEFT JOIN chunk_refs AS c ON c.run_id = q.run_id AND c.ordinal = b.ordinal
-        WHERE q.run_id = $run""",
-        {"run": run_id},
-    )
 
 
 def write_overlap_retrieval(con: duckdb.DuckDBPyConnection, run_id: str, top_k: int) -> None:
