@@ -7,6 +7,7 @@ gives a short page; the full per-claim table is written beside the report as CSV
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,7 +169,7 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
 
 
 QUESTION_CHANGES = f"""
-    SELECT question_id, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
+    SELECT question_id, ordinal, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
            new_outcome, old_f1, new_f1, worse_in, better_in, change
     FROM question_changes
     WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))
@@ -191,16 +192,27 @@ CLAIM_CHANGES = f"""
     ORDER BY {WORST_FIRST}, ordinal"""
 
 
-def changed(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, labels: list[str], limit: int) -> Changes:
-    """The questions and claims labelled one of ``labels`` from ``baseline`` to ``run_id``, at most
-    ``limit`` of each, with what the report shows of them."""
-    params: dict[str, Any] = {"a": baseline, "b": run_id, "labels": labels}
-    out = []
+def changed(
+    con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, labels: Sequence[str], limit: int
+) -> dict[str, Changes]:
+    """Label -> the questions and claims labelled so from ``baseline`` to ``run_id``, at most ``limit`` of
+    each, with what the report shows of them. Each comparison view is read once for all the labels:
+    its rows for them are kept in a temporary table, which the counts and the rows of each label read,
+    instead of the view being computed again for each count and each list (over large runs, each
+    reading of question_changes computes both runs' cases)."""
+    params: dict[str, Any] = {"a": baseline, "b": run_id, "labels": list(labels)}
+    found: dict[str, list[Capped]] = {label: [] for label in labels}
     for sql in (QUESTION_CHANGES, CLAIM_CHANGES):
-        total = scalar(con, f"SELECT count(*) FROM ({sql})", params)
-        rows = dicts(con, f"{sql} LIMIT {int(limit)}", params)
-        out.append(Capped(rows, total))
-    return Changes(out[0], out[1])
+        con.execute(f"CREATE OR REPLACE TEMP TABLE report_changes AS {sql}", params)
+        try:
+            for label in labels:
+                total = scalar(con, "SELECT count(*) FROM temp.report_changes WHERE change = ?", [label])
+                rows = dicts(con, f"SELECT * FROM temp.report_changes WHERE change = ? ORDER BY ordinal "
+                                  f"LIMIT {int(limit)}", [label])
+                found[label].append(Capped(rows, total))
+        finally:
+            con.execute("DROP TABLE temp.report_changes")
+    return {label: Changes(questions, claims) for label, (questions, claims) in found.items()}
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
@@ -378,8 +390,8 @@ def gather(
     changes = status_changes(con, previous, run_id) if previous else []
     metrics = metric_changes(values[previous] if previous else {}, values[run_id], removed=False)
     headline = [m for name in HEADLINE for m in metrics if m.name == name and m.value is not None]
-    worse = changed(con, previous, run_id, ["worse"], max_rows) if previous else None
-    better = changed(con, previous, run_id, ["better"], max_rows) if previous else None
+    by_label = changed(con, previous, run_id, ("worse", "better"), max_rows) if previous else {}
+    worse, better = by_label.get("worse"), by_label.get("better")
     failed_parse = unparsed_responses(con, run_id)
     unparsed = None
     if failed_parse:
