@@ -29,7 +29,6 @@ from evalwh.vocabulary import (
     REPORT_JUDGE_TOLERANCE,
     REPORT_MAX_ROWS,
     STATUSES,
-    WORST_FIRST,
 )
 from evalwh.warehouse.connection import dicts, one, scalar
 from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run, unparsed_responses
@@ -168,28 +167,25 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
     return "; ".join(parts) + "."
 
 
-QUESTION_CHANGES = f"""
+# the rows of the comparison views for some labels, unordered: `changed` orders each label's by ordinal
+QUESTION_CHANGES = """
     SELECT question_id, ordinal, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
            new_outcome, old_f1, new_f1, worse_in, better_in, change
     FROM question_changes
-    WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))
-    ORDER BY {WORST_FIRST}, ordinal"""
-CLAIM_CHANGES = f"""
-    SELECT * FROM (
-        SELECT k.claim_id, min(k.ordinal) AS ordinal, k.text, k.quote, k.cited_ids, k.old_status, k.new_status,
-               k.change,
-               list(struct_pack(chunk_id := p.chunk_id, chunk_exists := p.chunk_exists, text := ch.text)
-                    ORDER BY p.ordinal) FILTER (WHERE p.chunk_id IS NOT NULL) AS chunks
-        FROM claim_changes AS k
-        -- the cited chunks of the run the claim is in (the baseline's, for a removed claim)
-        LEFT JOIN citation_pairs AS p
-            ON p.run_id = (CASE WHEN k.new_status IS NULL THEN k.baseline_run_id ELSE k.run_id END)
-           AND p.claim_id = k.claim_id
-        LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id
-        WHERE k.baseline_run_id = $a AND k.run_id = $b AND k.change IN (SELECT unnest($labels::VARCHAR[]))
-        GROUP BY k.claim_id, k.text, k.quote, k.cited_ids, k.old_status, k.new_status, k.change
-    )
-    ORDER BY {WORST_FIRST}, ordinal"""
+    WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
+CLAIM_CHANGES = """
+    SELECT k.claim_id, min(k.ordinal) AS ordinal, k.text, k.quote, k.cited_ids, k.old_status, k.new_status,
+           k.change,
+           list(struct_pack(chunk_id := p.chunk_id, chunk_exists := p.chunk_exists, text := ch.text)
+                ORDER BY p.ordinal) FILTER (WHERE p.chunk_id IS NOT NULL) AS chunks
+    FROM claim_changes AS k
+    -- the cited chunks of the run the claim is in (the baseline's, for a removed claim)
+    LEFT JOIN citation_pairs AS p
+        ON p.run_id = (CASE WHEN k.new_status IS NULL THEN k.baseline_run_id ELSE k.run_id END)
+       AND p.claim_id = k.claim_id
+    LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id
+    WHERE k.baseline_run_id = $a AND k.run_id = $b AND k.change IN (SELECT unnest($labels::VARCHAR[]))
+    GROUP BY k.claim_id, k.text, k.quote, k.cited_ids, k.old_status, k.new_status, k.change"""
 
 
 def changed(
