@@ -45,29 +45,31 @@ part_words AS (
     WHERE g.inner_text = ''
 ),
 chunk_words AS (
-    -- the chunks holding each word a gold is looked for by
-    SELECT DISTINCT c.run_id, c.ordinal, c.word
-    FROM (SELECT run_id, ordinal, unnest(text_words) AS word FROM chunks) AS c
-    WHERE EXISTS (SELECT 1 FROM inner_words AS i WHERE i.run_id = c.run_id AND i.word = c.word)
-       OR EXISTS (SELECT 1 FROM part_words AS p WHERE p.run_id = c.run_id AND p.word = c.word)
+    -- each chunk's distinct words: made distinct within each chunk's list, never by hashing every
+    -- (chunk, word) of the runs, whose table outgrew the views' memory with two large runs
+    SELECT run_id, ordinal, unnest(list_distinct(text_words)) AS word FROM chunks
 ),
 rarest AS (
+    -- each gold's inner word held by the fewest chunks
     SELECT i.run_id, i.question_id, arg_min(i.word, coalesce(f.chunks, 0)) AS word
     FROM inner_words AS i
-    LEFT JOIN (SELECT run_id, word, count(*) AS chunks FROM chunk_words GROUP BY run_id, word) AS f
+    LEFT JOIN (
+        SELECT w.run_id, w.word, count(*) AS chunks
+        FROM chunk_words AS w
+        WHERE EXISTS (SELECT 1 FROM inner_words AS i WHERE i.run_id = w.run_id AND i.word = w.word)
+        GROUP BY w.run_id, w.word
+    ) AS f
         ON f.run_id = i.run_id AND f.word = i.word
     GROUP BY i.run_id, i.question_id
 ),
 candidates AS (
-    -- each (question, chunk) once: a gold of three or more words has one rarest word, and a chunk
-    -- holds it once in chunk_words; a gold of one or two words may match several words of a chunk
-    SELECT r.run_id, r.question_id, w.ordinal
-    FROM rarest AS r
-    JOIN chunk_words AS w ON w.run_id = r.run_id AND w.word = r.word
-    UNION ALL
-    SELECT DISTINCT p.run_id, p.question_id, w.ordinal
-    FROM part_words AS p
-    JOIN chunk_words AS w ON w.run_id = p.run_id AND w.word = p.word
+    -- the chunks holding a gold's rarest inner word (each once), or a word its one or two words
+    -- may lie in (a chunk once per such word: the minimum below is the same)
+    SELECT s.run_id, s.question_id, w.ordinal
+    FROM (SELECT run_id, question_id, word FROM rarest
+          UNION ALL
+          SELECT run_id, question_id, word FROM part_words) AS s
+    JOIN chunk_words AS w ON w.run_id = s.run_id AND w.word = s.word
 )
 SELECT g.run_id, g.question_id, min(k.ordinal) AS chunk_ordinal
 FROM golds AS g

@@ -69,3 +69,25 @@ def test_golds_that_start_or_end_inside_a_word(db: Path, tmp_path: Path) -> None
     load_run(db, folder, run="r", metrics=False)
     got = dict(rows(db, "SELECT question_id, chunk_id FROM cases"))
     assert got == {q: ("none" if q == "absent" else "k0") for q in golds}
+
+
+def test_each_run_searches_its_own_chunks(db: Path, tmp_path: Path) -> None:
+    # two runs with the same chunk ids and the same golds: a gold is found only in its own run's chunks,
+    # whether the warehouse is read for one run or for both at once
+    texts = {"a": ["red fox jumps", "blue whale sings loudly", "red"], "b": ["blue whale sings", "red fox"]}
+    golds = {"one": "red", "two": "red fox", "three": "whale sings loudly", "inner": "blue whale sings"}
+    for run, chunks in texts.items():
+        folder = tmp_path / run
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [[f"k{i}", t] for i, t in enumerate(chunks)])
+        write_table(folder / "questions.csv", ["question_id", "question", "expected", "gold"],
+                    [[q, "?", "answer", g] for q, g in golds.items()])
+        load_run(db, folder, run=run, metrics=False)
+    want = {(run, q): next((f"k{i}" for i, t in enumerate(chunks) if g in t), "none")
+            for run, chunks in texts.items() for q, g in golds.items()}
+    assert want[("a", "three")] == "k1" and want[("b", "three")] == "none" and want[("b", "one")] == "k1"
+    both = {(r, q): c for r, q, c in rows(db, "SELECT run_id, question_id, chunk_id FROM cases")}
+    assert both == want
+    for run in texts:
+        alone = {(r, q): c for r, q, c in rows(db, "SELECT run_id, question_id, chunk_id FROM cases WHERE run_id = ?",
+                                               [run])}
+        assert alone == {k: v for k, v in want.items() if k[0] == run}
