@@ -11,6 +11,13 @@ report's claims CSV, the same lines).
 
 The golds of that run are six to nine words drawn mostly from a few dozen common words, so the gold
 search of `cases` (the view gold_matches) has tens of millions of candidate chunks to check.
+
+Then, with this code only, it loads a second run of the same size (another seed: other chunks, other
+statuses) into the working tree's warehouse as "base", created before "big", and measures the commands
+that compare two runs: `diff base big`, `check` of big against base with --max-regressions for
+questions and claims (limits it stays within, so that it exits 0), and `report` of big against base.
+Each reads the views question_changes and claim_changes for the pair, so each computes both runs'
+cases.
 """
 
 from __future__ import annotations
@@ -44,6 +51,14 @@ COMMANDS = {
     "report": ["report", "-r", "big", "-o", "{out}/report.html"],
     "site": ["site", "{out}/site"],
 }
+# the commands that compare big with a baseline run, base, in the working tree's warehouse
+TWO_RUNS = {
+    "diff": ["diff", "base", "big", "-f", "csv"],
+    "check": ["check", "-r", "big", "-b", "base", "--max-regressions", "questions=1000000",
+              "--max-regressions", "claims=100000000"],
+    "report": ["report", "-r", "big", "-b", "base", "-o", "{out}/report.html"],
+}
+LOAD_BASE = LOAD.replace('run="big"', 'run="base"').replace("2026, 1, 1", "2025, 12, 31")
 
 
 def same_lines(old: Path, new: Path) -> bool:
@@ -104,6 +119,26 @@ def main() -> None:
                   f"{new.wall:>12.2f}{new.cpu:>8.2f}{new.peak_mib:>7.0f}{str(same):>12}")
         if differing:
             sys.exit(f"the two codes wrote different files: {', '.join(differing)}")
+        two_runs(root, args.claims)
+
+
+def two_runs(root: Path, claims: int) -> None:
+    """Load a second run as "base" into the working tree's warehouse and measure the commands comparing
+    big with it."""
+    folder = root / "base"
+    folder.mkdir()
+    generate(folder, claims, max(1, claims // 4), max(1, claims // 500), seed=8)
+    db = root / "new.duckdb"
+    subprocess.run([sys.executable, "-c", LOAD_BASE, str(db), str(folder)], check=True)
+    print(f"two runs in one warehouse, big against base ({claims:,} claims each), this code; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"  {'command':<10}{'wall s':>8}{'CPU s':>8}{'MiB':>7}")
+    for command, arguments in TWO_RUNS.items():
+        out = root / f"two-{command}"
+        out.mkdir()
+        figures = measured([sys.executable, "-m", "evalwh", "-q", "--db", str(db),
+                            *[a.format(out=out) for a in arguments]])
+        print(f"  {command:<10}{figures.wall:>8.2f}{figures.cpu:>8.2f}{figures.peak_mib:>7.0f}")
 
 
 if __name__ == "__main__":
