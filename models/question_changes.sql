@@ -8,33 +8,12 @@
 --   change        'removed' (only in the baseline); for a question only in the run 'worse' when it
 --                 fails (its outcome is not 'correct action') else 'new'; otherwise 'worse' when a
 --                 column got worse, else 'better' when one got better, else 'same'
-WITH facts AS (
-    SELECT
-        q.run_id,
-        q.question_id,
-        q.ordinal,
-        q.question,
-        q.expected,
-        o.answer,
-        u.action,
-        u.outcome,
-        a.exact_match,
-        a.f1,
-        s.retrieval_ok,
-        s.citation_ok,
-        s.refusal_ok
-    FROM questions AS q
-    LEFT JOIN reader_outputs AS o ON o.run_id = q.run_id AND o.question_id = q.question_id
-    LEFT JOIN question_outcomes AS u ON u.run_id = q.run_id AND u.question_id = q.question_id
-    LEFT JOIN answer_scores AS a ON a.run_id = q.run_id AND a.question_id = q.question_id
-    LEFT JOIN case_scores AS s ON s.run_id = q.run_id AND s.question_id = q.question_id
-),
-paired AS (
+WITH paired AS (
     SELECT p.run_id, p.baseline_run_id, f.question_id
-    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.run_id
+    FROM run_pairs AS p JOIN question_facts AS f ON f.run_id = p.run_id
     UNION
     SELECT p.run_id, p.baseline_run_id, f.question_id
-    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.baseline_run_id
+    FROM run_pairs AS p JOIN question_facts AS f ON f.run_id = p.baseline_run_id
 ),
 compared AS (
     SELECT
@@ -69,8 +48,8 @@ compared AS (
             CASE WHEN NOT o.citation_ok AND n.citation_ok THEN 'citation' END,
             CASE WHEN NOT o.refusal_ok AND n.refusal_ok THEN 'refusal' END) AS better_text
     FROM paired AS k
-    LEFT JOIN facts AS n ON n.run_id = k.run_id AND n.question_id = k.question_id
-    LEFT JOIN facts AS o ON o.run_id = k.baseline_run_id AND o.question_id = k.question_id
+    LEFT JOIN question_facts AS n ON n.run_id = k.run_id AND n.question_id = k.question_id
+    LEFT JOIN question_facts AS o ON o.run_id = k.baseline_run_id AND o.question_id = k.question_id
 )
 SELECT
     run_id, baseline_run_id, question_id, ordinal, question, expected,

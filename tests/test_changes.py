@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalwh.app import app
+from evalwh.history.pairs import question_changes_of
 from evalwh.loader import load_run
 from evalwh.warehouse import open_warehouse
 
@@ -134,6 +136,31 @@ def test_the_reverse_pair_swaps_better_and_worse(hr: Path) -> None:
         back = dict(con.execute("SELECT question_id, change FROM question_changes "
                                 "WHERE baseline_run_id = 'tuesday' AND run_id = 'monday'").fetchall())
     assert back == {"q1": "same", "q2": "worse", "q3": "worse", "q4": "better"}  # q3: citation got worse back
+
+
+def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path) -> None:
+    # a third run without q4, so that its pairs hold a removed and a new question; every pair of the three
+    # runs read through question_changes_of holds the view's rows for it, row for row
+    db = tmp_path / "wh.duckdb"
+    shutil.copy(hr, db)
+    folder = run_folder(tmp_path, "wednesday", {q: a for q, a in NEXT_ANSWERS.items() if q != "q4"}, BASE_CLAIMS)
+    write_csv(folder / "questions.csv",
+              ["question_id", "question", "expected", "gold", "gold_chunk_id", "acceptable_answers"], QUESTIONS[:3])
+    write_csv(folder / "retrievals.csv", ["question_id", "chunk_id", "rank", "score"],
+              [(q, c, "1", "1.0") for q, c in RETRIEVED.items() if q != "q4"])
+    load_run(db, folder)
+    with open_warehouse(db) as con:
+        pairs = con.execute("SELECT baseline_run_id, run_id FROM run_pairs ORDER BY ALL").fetchall()
+        assert len(pairs) == 6
+        labels: set[str] = set()
+        for a, b in pairs:
+            view = con.execute("SELECT * FROM question_changes WHERE baseline_run_id = ? AND run_id = ? "
+                               "ORDER BY question_id", [a, b]).fetchall()
+            apart = con.execute(f"SELECT * FROM {question_changes_of(con, a, b)} "
+                                "WHERE baseline_run_id = ? AND run_id = ? ORDER BY question_id", [a, b]).fetchall()
+            assert apart == view and len(view) == 4
+            labels |= {row[-1] for row in view}
+    assert labels == {"same", "better", "worse", "removed", "new"}
 
 
 def test_claim_changes_label_new_and_removed_claims(hr: Path) -> None:

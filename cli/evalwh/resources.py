@@ -32,6 +32,11 @@ def model_sources() -> dict[str, str]:
     }
 
 
+def model_source(name: str) -> str:
+    """The SELECT of one model (``models/<name>.sql``)."""
+    return (files("evalwh.models") / f"{name}.sql").read_text(encoding="utf-8")
+
+
 def seed_dir(name: str) -> Traversable | None:
     """The bundled dataset folder called ``name``, or None."""
     entry = files("evalwh.seeds") / name

@@ -21,6 +21,7 @@ from pathlib import Path
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
+from evalwh.history.pairs import question_changes_of
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import fmt_number, render
 from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
@@ -138,8 +139,10 @@ def evaluate_regressions(condition: Condition, worse: dict[str, int] | None) -> 
 
 
 def regressions(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> dict[str, int]:
-    """How many questions and claims got worse from ``baseline`` to ``run_id``."""
-    return {kind: int(con.execute(f"SELECT count(*) FROM {view} WHERE baseline_run_id = ? AND run_id = ? "
+    """How many questions and claims got worse from ``baseline`` to ``run_id`` (question_changes read one
+    run at a time underneath, ``evalwh.history.pairs``)."""
+    sources = {"question_changes": question_changes_of(con, baseline, run_id), "claim_changes": "claim_changes"}
+    return {kind: int(con.execute(f"SELECT count(*) FROM {sources[view]} WHERE baseline_run_id = ? AND run_id = ? "
                                   "AND change = 'worse'", [baseline, run_id]).fetchall()[0][0])
             for kind, view in REGRESSIONS.items()}
 

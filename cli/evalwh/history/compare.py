@@ -3,8 +3,8 @@
 The result is one row set (kind, name, a, b, delta, change, detail) so every output format
 can carry it. A metric's ``change`` is better, worse or same by its direction
 (``evalwh.vocabulary``); a question's or claim's comes from the views ``question_changes``
-and ``claim_changes``, which hold the rule, and they are listed worst first. Markdown groups
-them into three tables.
+and ``claim_changes``, which hold the rule (question_changes read one run at a time underneath,
+``evalwh.history.pairs``), and they are listed worst first. Markdown groups them into three tables.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values
+from evalwh.history.pairs import question_changes_of
 from evalwh.output.rows import Rows
 from evalwh.output.templates import render
 from evalwh.vocabulary import WORST_FIRST, verdict
@@ -25,7 +26,7 @@ CHANGE_ORDER = WORST_FIRST
 QUESTION_ROWS = f"""
     SELECT 'question', question_id, old_outcome, new_outcome, new_f1 - old_f1, change,
            CASE change WHEN 'worse' THEN worse_in WHEN 'better' THEN better_in END
-    FROM question_changes
+    FROM {{question_changes}}
     WHERE baseline_run_id = $a AND run_id = $b AND change <> 'same'
     ORDER BY {CHANGE_ORDER}, ordinal"""
 # every claim whose status differs; one moving between failing statuses is neither better nor worse
@@ -85,7 +86,8 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[s
         ("metric", m.name, m.previous, m.value, m.delta, m.verdict or None, None)
         for m in metric_changes(before, after)
     ]
-    for sql in (QUESTION_ROWS, CLAIM_ROWS):
+    questions = QUESTION_ROWS.replace("{question_changes}", question_changes_of(con, a, b))
+    for sql in (questions, CLAIM_ROWS):
         rows += con.execute(sql, {"a": a, "b": b}).fetchall()
     return a, b, Rows(DIFF_COLUMNS, rows)
 

@@ -18,6 +18,7 @@ from evalwh.history.compare import MetricChange as Metric
 from evalwh.history.compare import metric_changes
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
+from evalwh.history.pairs import question_changes_of
 from evalwh.report.highlight import segments
 from evalwh.report.narrative import case_sentence
 from evalwh.vocabulary import (
@@ -171,7 +172,7 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
 QUESTION_CHANGES = """
     SELECT question_id, ordinal, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
            new_outcome, old_f1, new_f1, worse_in, better_in, change
-    FROM question_changes
+    FROM {question_changes}
     WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
 CLAIM_CHANGES = """
     SELECT k.claim_id, min(k.ordinal) AS ordinal, k.text, k.quote, k.cited_ids, k.old_status, k.new_status,
@@ -195,10 +196,12 @@ def changed(
     each, with what the report shows of them. Each comparison view is read once for all the labels:
     its rows for them are kept in a temporary table, which the counts and the rows of each label read,
     instead of the view being computed again for each count and each list (over large runs, each
-    reading of question_changes computes both runs' cases)."""
+    reading of question_changes computes both runs' cases). question_changes is read one run at a time
+    underneath (``evalwh.history.pairs``)."""
     params: dict[str, Any] = {"a": baseline, "b": run_id, "labels": list(labels)}
     found: dict[str, list[Capped]] = {label: [] for label in labels}
-    for sql in (QUESTION_CHANGES, CLAIM_CHANGES):
+    questions = QUESTION_CHANGES.replace("{question_changes}", question_changes_of(con, baseline, run_id))
+    for sql in (questions, CLAIM_CHANGES):
         con.execute(f"CREATE OR REPLACE TEMP TABLE report_changes AS {sql}", params)
         try:
             for label in labels:
