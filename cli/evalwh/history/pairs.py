@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from evalwh.engine import duckdb
-from evalwh.resources import model_source, model_sources
-from evalwh.warehouse.views import view_comments
+from evalwh.resources import model_source
+from evalwh.warehouse.views import views_current
 
 PAIR_FACTS = "temp.pair_question_facts"
 
@@ -25,9 +25,7 @@ def question_changes_of(con: duckdb.DuckDBPyConnection, baseline: str, run_id: s
     (``baseline``, ``run_id``), and perhaps of other pairs: filter it on both run ids. Each run's
     question_facts are computed apart, into a temporary table the item reads; in a warehouse whose views
     are not this release's, the item is the view itself."""
-    stored = con.execute("SELECT comment FROM duckdb_views() WHERE database_name = current_database() "
-                         "AND schema_name = 'main' AND view_name = 'question_changes'").fetchall()
-    if stored != [(view_comments(model_sources())["question_changes"],)]:
+    if not views_current(con):
         return "question_changes"
     con.execute("CREATE OR REPLACE TEMP TABLE pair_question_facts AS SELECT * FROM question_facts WHERE run_id = ?",
                 [baseline])
