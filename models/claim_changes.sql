@@ -4,17 +4,14 @@
 --           SUPPORTED, else 'new'; otherwise 'better' when it became SUPPORTED, 'worse' when it
 --           stopped being SUPPORTED, else 'same' (a failing claim may move between failing statuses)
 --   text, quote, cited_ids  the run's (the baseline's for a removed claim)
-WITH facts AS (
-    SELECT s.run_id, s.claim_id, s.ordinal, s.status, s.cited_ids, c.text, c.quote
-    FROM claim_status AS s
-    JOIN claims AS c ON c.run_id = s.run_id AND c.claim_id = s.claim_id
-),
-paired AS (
+-- Each run's side is read from claim_facts, so a filter on a pair's run ids reaches each run's
+-- tables on its own.
+WITH paired AS (
     SELECT p.run_id, p.baseline_run_id, f.claim_id
-    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.run_id
+    FROM run_pairs AS p JOIN claim_facts AS f ON f.run_id = p.run_id
     UNION
     SELECT p.run_id, p.baseline_run_id, f.claim_id
-    FROM run_pairs AS p JOIN facts AS f ON f.run_id = p.baseline_run_id
+    FROM run_pairs AS p JOIN claim_facts AS f ON f.run_id = p.baseline_run_id
 )
 SELECT
     k.run_id,
@@ -35,5 +32,5 @@ SELECT
         ELSE 'same'
     END AS change
 FROM paired AS k
-LEFT JOIN facts AS n ON n.run_id = k.run_id AND n.claim_id = k.claim_id
-LEFT JOIN facts AS o ON o.run_id = k.baseline_run_id AND o.claim_id = k.claim_id
+LEFT JOIN claim_facts AS n ON n.run_id = k.run_id AND n.claim_id = k.claim_id
+LEFT JOIN claim_facts AS o ON o.run_id = k.baseline_run_id AND o.claim_id = k.claim_id

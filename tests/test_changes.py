@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalwh.app import app
+from evalwh.history.check import regressions
 from evalwh.history.pairs import question_changes_of
 from evalwh.loader import load_run
 from evalwh.warehouse import open_warehouse
@@ -208,6 +209,26 @@ def test_check_counts_regressions_and_can_require_a_baseline(hr: Path) -> None:
     assert code == 1
     assert out.splitlines()[0] == "FAIL  baseline required: no baseline: no earlier run of this dataset"
     assert cli(hr, "check", "--require-baseline")[0] == 0  # tuesday has monday
+
+
+def test_check_compares_only_the_kinds_it_counts(hr: Path) -> None:
+    # c1 and c4 got worse, q3 and q4 did (the labels above); a gate on claims alone never scores questions
+    with open_warehouse(hr) as con:
+        assert regressions(con, "monday", "tuesday", {"claims"}) == {"claims": 2}
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'pair_question_facts'"
+                           ).fetchone() == (0,)
+        assert regressions(con, "monday", "tuesday", {"questions"}) == {"questions": 2}
+        assert regressions(con, "monday", "tuesday") == {"questions": 2, "claims": 2}
+
+
+def test_claim_facts_are_each_run_claims_with_their_status(hr: Path) -> None:
+    with open_warehouse(hr) as con:
+        facts = con.execute("SELECT run_id, claim_id, status, text FROM claim_facts ORDER BY ALL").fetchall()
+        tuesday = con.execute("SELECT claim_id, status FROM claim_facts WHERE run_id = 'tuesday' ORDER BY ALL"
+                              ).fetchall()
+        claims = con.execute("SELECT run_id, claim_id, text FROM claims ORDER BY ALL").fetchall()
+    assert [(r, c, t) for r, c, _, t in facts] == claims
+    assert {c: s for c, s in tuesday} == {c: new for c, (_, new, _) in EXPECTED_CLAIMS.items() if new is not None}
 
 
 def test_a_malformed_regression_gate_is_a_usage_error(hr: Path) -> None:
