@@ -20,8 +20,9 @@ from typer.testing import CliRunner
 
 from evalwh.app import app
 from evalwh.history.check import regressions
-from evalwh.history.pairs import question_changes_of
+from evalwh.history.pairs import claim_changes_of, question_changes_of
 from evalwh.loader import load_run
+from evalwh.report.gather import changed
 from evalwh.warehouse import open_warehouse
 
 CHUNKS = [("h1", "Staff get 25 days of annual leave."), ("h2", "Parental leave is 16 weeks."),
@@ -141,7 +142,7 @@ def test_the_reverse_pair_swaps_better_and_worse(hr: Path) -> None:
 
 def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path) -> None:
     # a third run without q4, so that its pairs hold a removed and a new question; every pair of the three
-    # runs read through question_changes_of holds the view's rows for it, row for row
+    # runs read through question_changes_of and claim_changes_of holds the view's rows for it, row for row
     db = tmp_path / "wh.duckdb"
     shutil.copy(hr, db)
     folder = run_folder(tmp_path, "wednesday", {q: a for q, a in NEXT_ANSWERS.items() if q != "q4"}, BASE_CLAIMS)
@@ -154,6 +155,7 @@ def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path)
         pairs = con.execute("SELECT baseline_run_id, run_id FROM run_pairs ORDER BY ALL").fetchall()
         assert len(pairs) == 6
         labels: set[str] = set()
+        claim_labels: set[str] = set()
         for a, b in pairs:
             view = con.execute("SELECT * FROM question_changes WHERE baseline_run_id = ? AND run_id = ? "
                                "ORDER BY question_id", [a, b]).fetchall()
@@ -161,7 +163,14 @@ def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path)
                                 "WHERE baseline_run_id = ? AND run_id = ? ORDER BY question_id", [a, b]).fetchall()
             assert apart == view and len(view) == 4
             labels |= {row[-1] for row in view}
+            claims = con.execute("SELECT * FROM claim_changes WHERE baseline_run_id = ? AND run_id = ? "
+                                 "ORDER BY claim_id", [a, b]).fetchall()
+            claims_apart = con.execute(f"SELECT * FROM {claim_changes_of(con, a, b)} "
+                                       "WHERE baseline_run_id = ? AND run_id = ? ORDER BY claim_id", [a, b]).fetchall()
+            assert claims_apart == claims and claims
+            claim_labels |= {row[-1] for row in claims}
     assert labels == {"same", "better", "worse", "removed", "new"}
+    assert claim_labels == {"same", "better", "worse", "removed", "new"}
 
 
 def test_claim_changes_label_new_and_removed_claims(hr: Path) -> None:
@@ -169,6 +178,24 @@ def test_claim_changes_label_new_and_removed_claims(hr: Path) -> None:
         rows = con.execute("SELECT claim_id, old_status, new_status, change FROM claim_changes "
                            "WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()
     assert {r[0]: r[1:] for r in rows} == EXPECTED_CLAIMS
+
+
+def test_the_report_shows_each_changed_claim_with_the_chunks_it_cites(hr: Path) -> None:
+    # a removed claim with the chunks it cited in the baseline, a claim of the run with the run's; a cited
+    # id that is no chunk has no text; at most `limit` rows of a label, and how many there are
+    with open_warehouse(hr) as con:
+        found = changed(con, "monday", "tuesday", ("removed", "worse"), 1)
+    removed, worse = found["removed"].claims, found["worse"].claims
+    assert (removed.total, worse.total) == (1, 2)
+    assert [(r["claim_id"], r["chunks"]) for r in removed.rows] == \
+        [("c3", [{"chunk_id": "h3", "chunk_exists": True, "text": CHUNKS[2][1]}])]
+    assert [(r["claim_id"], r["quote"], r["chunks"]) for r in worse.rows] == \
+        [("c1", "25 days of annual leave", [{"chunk_id": "h1", "chunk_exists": True, "text": CHUNKS[0][1]}])]
+    with open_warehouse(hr) as con:
+        worse = changed(con, "monday", "tuesday", ("worse",), 10)["worse"].claims
+    assert [(r["claim_id"], r["chunks"]) for r in worse.rows] == \
+        [("c1", [{"chunk_id": "h1", "chunk_exists": True, "text": CHUNKS[0][1]}]),
+         ("c4", [{"chunk_id": "h9", "chunk_exists": False, "text": None}])]
 
 
 def test_diff_lists_the_regressions_worst_first_in_every_format(hr: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
-from evalwh.history.pairs import question_changes_of
+from evalwh.history.pairs import pair_changes
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import fmt_number, render
 from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
@@ -144,12 +144,12 @@ def regressions(
 ) -> dict[str, int]:
     """How many of ``kinds`` (questions, claims) got worse from ``baseline`` to ``run_id``; a kind not
     asked for is not compared, since over large runs each comparison costs both runs' scores
-    (question_changes is read one run at a time underneath, ``evalwh.history.pairs``)."""
+    (each read one run at a time underneath, ``evalwh.history.pairs``)."""
     counts = {}
     for kind in kinds:
-        source = question_changes_of(con, baseline, run_id) if kind == "questions" else REGRESSIONS[kind]
-        counts[kind] = int(con.execute(f"SELECT count(*) FROM {source} WHERE baseline_run_id = ? AND run_id = ? "
-                                       "AND change = 'worse'", [baseline, run_id]).fetchall()[0][0])
+        with pair_changes(con, REGRESSIONS[kind], baseline, run_id) as source:
+            counts[kind] = int(con.execute(f"SELECT count(*) FROM {source} WHERE baseline_run_id = ? "
+                                           "AND run_id = ? AND change = 'worse'", [baseline, run_id]).fetchall()[0][0])
     return counts
 
 

@@ -3,7 +3,7 @@
 The result is one row set (kind, name, a, b, delta, change, detail) so every output format
 can carry it. A metric's ``change`` is better, worse or same by its direction
 (``evalwh.vocabulary``); a question's or claim's comes from the views ``question_changes``
-and ``claim_changes``, which hold the rule (question_changes read one run at a time underneath,
+and ``claim_changes``, which hold the rule (each read one run at a time underneath,
 ``evalwh.history.pairs``), and they are listed worst first. Markdown groups them into three tables.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values
-from evalwh.history.pairs import question_changes_of
+from evalwh.history.pairs import pair_changes
 from evalwh.output.rows import Rows
 from evalwh.output.templates import render
 from evalwh.vocabulary import WORST_FIRST, verdict
@@ -26,13 +26,13 @@ CHANGE_ORDER = WORST_FIRST
 QUESTION_ROWS = f"""
     SELECT 'question', question_id, old_outcome, new_outcome, new_f1 - old_f1, change,
            CASE change WHEN 'worse' THEN worse_in WHEN 'better' THEN better_in END
-    FROM {{question_changes}}
+    FROM {{changes}}
     WHERE baseline_run_id = $a AND run_id = $b AND change <> 'same'
     ORDER BY {CHANGE_ORDER}, ordinal"""
 # every claim whose status differs; one moving between failing statuses is neither better nor worse
 CLAIM_ROWS = f"""
     SELECT 'claim', claim_id, old_status, new_status, NULL, NULLIF(change, 'same'), NULL
-    FROM claim_changes
+    FROM {{changes}}
     WHERE baseline_run_id = $a AND run_id = $b AND old_status IS DISTINCT FROM new_status
     ORDER BY {CHANGE_ORDER}, ordinal"""
 
@@ -86,9 +86,9 @@ def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[s
         ("metric", m.name, m.previous, m.value, m.delta, m.verdict or None, None)
         for m in metric_changes(before, after)
     ]
-    questions = QUESTION_ROWS.replace("{question_changes}", question_changes_of(con, a, b))
-    for sql in (questions, CLAIM_ROWS):
-        rows += con.execute(sql, {"a": a, "b": b}).fetchall()
+    for view, sql in (("question_changes", QUESTION_ROWS), ("claim_changes", CLAIM_ROWS)):
+        with pair_changes(con, view, a, b) as changes:
+            rows += con.execute(sql.replace("{changes}", changes), {"a": a, "b": b}).fetchall()
     return a, b, Rows(DIFF_COLUMNS, rows)
 
 

@@ -18,7 +18,7 @@ from evalwh.history.compare import MetricChange as Metric
 from evalwh.history.compare import metric_changes
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
-from evalwh.history.pairs import question_changes_of
+from evalwh.history.pairs import pair_changes
 from evalwh.report.highlight import segments
 from evalwh.report.narrative import case_sentence
 from evalwh.vocabulary import (
@@ -172,21 +172,21 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
 QUESTION_CHANGES = """
     SELECT question_id, ordinal, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
            new_outcome, old_f1, new_f1, worse_in, better_in, change
-    FROM {question_changes}
+    FROM {changes}
     WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
 CLAIM_CHANGES = """
-    SELECT k.claim_id, min(k.ordinal) AS ordinal, k.text, k.quote, k.cited_ids, k.old_status, k.new_status,
-           k.change,
+    SELECT claim_id, ordinal, text, quote, cited_ids, old_status, new_status, change
+    FROM {changes}
+    WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
+# the cited chunks of some claims of one run, in the claims' order of citing them
+CITED_CHUNKS = """
+    SELECT p.claim_id,
            list(struct_pack(chunk_id := p.chunk_id, chunk_exists := p.chunk_exists, text := ch.text)
-                ORDER BY p.ordinal) FILTER (WHERE p.chunk_id IS NOT NULL) AS chunks
-    FROM claim_changes AS k
-    -- the cited chunks of the run the claim is in (the baseline's, for a removed claim)
-    LEFT JOIN citation_pairs AS p
-        ON p.run_id = (CASE WHEN k.new_status IS NULL THEN k.baseline_run_id ELSE k.run_id END)
-       AND p.claim_id = k.claim_id
+                ORDER BY p.ordinal) AS chunks
+    FROM citation_pairs AS p
     LEFT JOIN chunks AS ch ON ch.run_id = p.run_id AND ch.chunk_id = p.chunk_id
-    WHERE k.baseline_run_id = $a AND k.run_id = $b AND k.change IN (SELECT unnest($labels::VARCHAR[]))
-    GROUP BY k.claim_id, k.text, k.quote, k.cited_ids, k.old_status, k.new_status, k.change"""
+    WHERE p.run_id = $run AND p.claim_id IN (SELECT unnest($claims::VARCHAR[]))
+    GROUP BY p.claim_id"""
 
 
 def changed(
@@ -196,22 +196,36 @@ def changed(
     each, with what the report shows of them. Each comparison view is read once for all the labels:
     its rows for them are kept in a temporary table, which the counts and the rows of each label read,
     instead of the view being computed again for each count and each list (over large runs, each
-    reading of question_changes computes both runs' cases). question_changes is read one run at a time
-    underneath (``evalwh.history.pairs``)."""
+    reading of question_changes computes both runs' cases). Both are read one run at a time underneath
+    (``evalwh.history.pairs``)."""
     params: dict[str, Any] = {"a": baseline, "b": run_id, "labels": list(labels)}
     found: dict[str, list[Capped]] = {label: [] for label in labels}
-    questions = QUESTION_CHANGES.replace("{question_changes}", question_changes_of(con, baseline, run_id))
-    for sql in (questions, CLAIM_CHANGES):
-        con.execute(f"CREATE OR REPLACE TEMP TABLE report_changes AS {sql}", params)
+    for view, sql in (("question_changes", QUESTION_CHANGES), ("claim_changes", CLAIM_CHANGES)):
+        with pair_changes(con, view, baseline, run_id) as changes:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE report_changes AS {sql.replace('{changes}', changes)}",
+                        params)
         try:
             for label in labels:
                 total = scalar(con, "SELECT count(*) FROM temp.report_changes WHERE change = ?", [label])
                 rows = dicts(con, f"SELECT * FROM temp.report_changes WHERE change = ? ORDER BY ordinal "
                                   f"LIMIT {int(limit)}", [label])
+                if view == "claim_changes":
+                    _with_cited_chunks(con, rows, baseline, run_id)
                 found[label].append(Capped(rows, total))
         finally:
             con.execute("DROP TABLE temp.report_changes")
     return {label: Changes(questions, claims) for label, (questions, claims) in found.items()}
+
+
+def _with_cited_chunks(con: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]], baseline: str, run_id: str) -> None:
+    """Give each claim row its cited chunks (``chunks``: None when it cites none), from the run the claim is in
+    (the baseline's, for a removed claim): looked up for the rows shown only, not for every claim that changed."""
+    for run, claims in ((run_id, [r for r in rows if r["new_status"] is not None]),
+                        (baseline, [r for r in rows if r["new_status"] is None])):
+        cited = dict(con.execute(CITED_CHUNKS, {"run": run, "claims": [r["claim_id"] for r in claims]}).fetchall()) \
+            if claims else {}
+        for row in claims:
+            row["chunks"] = cited.get(row["claim_id"])
 
 
 def _claims(con: duckdb.DuckDBPyConnection, run_id: str, source: str, limit: int) -> Capped:
