@@ -258,6 +258,16 @@ def test_claim_facts_are_each_run_claims_with_their_status(hr: Path) -> None:
     assert {c: s for c, s in tuesday} == {c: new for c, (_, new, _) in EXPECTED_CLAIMS.items() if new is not None}
 
 
+def test_diff_and_check_compare_within_the_memory_limit(hr: Path) -> None:
+    # both runs' facts are computed under DuckDB's cap (--memory-limit, else the views' 700MB): past
+    # it, one line naming the option and exit 3
+    for args in (["diff"], ["check", "--max-regressions", "claims=0"]):
+        code, out, err = cli(hr, "--memory-limit", "1MB", *args)
+        assert (code, out) == (3, ""), err
+        assert err.startswith("evalwh: error: Out of Memory Error: ") and "--memory-limit SIZE" in err
+    assert cli(hr, "diff")[0] == 0
+
+
 def test_a_malformed_regression_gate_is_a_usage_error(hr: Path) -> None:
     code, out, err = cli(hr, "check", "--max-regressions", "questoins=0")
     assert (code, out) == (2, "")

@@ -97,3 +97,24 @@ def test_the_lock_wait_notice_goes_to_the_callers_callback(tmp_path: Path, capsy
     assert "is locked by another process; waiting up to 0.3 s" in heard[1]
     assert done.stderr == ""  # the library said it to the callback, not to stderr
     assert Invocation().wait == 0  # the library's default fails at once
+
+
+def test_a_read_command_past_its_memory_limit_fails_naming_the_option(tmp_path: Path) -> None:
+    # in a process of its own, which loads DuckDB's engine but not the duckdb package: its errors are
+    # still DuckDB's (exit 3, one line naming the option), never a crash, and no report is half written
+    from tests.test_installed import installed_command
+
+    db, report = tmp_path / "w.duckdb", tmp_path / "r.html"
+    command = installed_command()
+    seeded = subprocess.run([command, "--db", str(db), "--quiet", "seed"], capture_output=True, text=True)
+    assert seeded.returncode == 0, seeded.stderr
+    for args in (["report", "-o", str(report)], ["check", "--min", "supported_share=0"]):
+        done = subprocess.run([command, "--db", str(db), "--memory-limit", "1MB", *args], capture_output=True,
+                              text=True)
+        assert (done.returncode, done.stdout) == (3, ""), (args, done.stderr)
+        assert done.stderr.splitlines() == [done.stderr.strip()]
+        assert done.stderr.startswith("evalwh: error: Out of Memory Error: ")
+        assert "--memory-limit SIZE" in done.stderr
+    assert not report.exists()
+    # the same commands within the views' default cap
+    assert subprocess.run([command, "--db", str(db), "report", "-o", str(report)], capture_output=True).returncode == 0

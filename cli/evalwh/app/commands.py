@@ -164,8 +164,9 @@ def main_options(
     ] = False,
     memory_limit: Annotated[
         Optional[str], typer.Option("--memory-limit", envvar="EVALWH_MEMORY_LIMIT", metavar="SIZE",
-                                    help="DuckDB's memory for a load or a log import (500MB, 2GB); past it, it "
-                                    "spills to temporary files (default: 1GB for a load, 1200MB for an import).")
+                                    help="DuckDB's memory for a load, a log import, or the views report, site, diff and "
+                                    "check compute (500MB, 2GB); past it, it spills to temporary files (default: "
+                                    "1GB for a load, 1200MB for an import, 700MB for the others).")
     ] = None,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")
@@ -551,7 +552,7 @@ def diff(
         if before is None:
             a, b, rows = None, after, Rows(compare.DIFF_COLUMNS, [])
         else:
-            a, b, rows = compare.diff_runs(con, before, after)
+            a, b, rows = compare.diff_runs(con, before, after, global_options(ctx).memory_limit)
     if a is None:
         note(ctx, f"run {b!r} has no earlier run in its dataset to compare with; nothing to diff "
                     "(pass --baseline RUN)")

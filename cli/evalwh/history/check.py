@@ -26,7 +26,7 @@ from evalwh.history.pairs import pair_changes
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import fmt_number, render
 from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
-from evalwh.warehouse.connection import open_warehouse
+from evalwh.warehouse.connection import limit_memory, open_warehouse
 from evalwh.warehouse.runs import baseline_run, resolve_run
 
 TOLERANCE = 1e-9
@@ -189,6 +189,7 @@ def run_check(
         raise UsageError("give at least one condition: --min, --max, --max-drop METRIC=NUMBER or "
                          "--max-regressions questions|claims=N, or a [check] table in evalwh.toml")
     with open_warehouse(db, invocation=invocation, udfs=False) as con:
+        limit_memory(con, invocation.memory_limit)  # the run's metrics, and both runs' facts: past the cap, spilled
         return check_on(con, resolve_run(con, run), conditions, baseline, require_baseline=require_baseline)
 
 

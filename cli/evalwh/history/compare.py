@@ -18,6 +18,7 @@ from evalwh.history.pairs import pair_changes
 from evalwh.output.rows import Rows
 from evalwh.output.templates import render
 from evalwh.vocabulary import WORST_FIRST, verdict
+from evalwh.warehouse.connection import limit_memory
 from evalwh.warehouse.runs import LATEST, baseline_run, resolve_run
 
 DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change", "detail")
@@ -77,9 +78,13 @@ def diff_pair(con: duckdb.DuckDBPyConnection, runs: list[str], baseline: str | N
     return baseline_run(con, run_id, baseline), run_id
 
 
-def diff_runs(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> tuple[str, str, Rows]:
+def diff_runs(
+    con: duckdb.DuckDBPyConnection, run_a: str, run_b: str, memory_limit: str | None = None
+) -> tuple[str, str, Rows]:
     """Resolve both runs and return (a, b, rows): each metric defined in either run with its delta,
-    then each question that changed and each claim whose status changed, worst first."""
+    then each question that changed and each claim whose status changed, worst first. DuckDB's memory
+    is capped at ``memory_limit`` (default: the views' cap) for the rest of the connection."""
+    limit_memory(con, memory_limit)  # both runs' facts: past the cap, DuckDB spills
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
     before, after = metric_values(con, a), metric_values(con, b)
     rows: list[tuple[object, ...]] = [

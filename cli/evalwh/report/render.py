@@ -150,7 +150,7 @@ def build_report(
     with progress("report", 3, enabled=invocation.progress) as advance:
         # the warehouse is open only while the report's rows are read; rendering happens after
         with open_warehouse(db, invocation=invocation, udfs=False) as con:
-            limit_memory(con)  # a report computes many views of the run: past the cap, DuckDB spills
+            limit_memory(con, invocation.memory_limit)  # a report computes many views of the run: past the cap, DuckDB spills
             data = gather(con, run, max_rows, judge_tolerance, baseline, gates)
             advance(1)
             if output is not None:

@@ -250,7 +250,7 @@ def build_site(db: Path, directory: Path, *, max_rows: int = DEFAULT_MAX_ROWS, g
     scratch = Path(tempfile.mkdtemp(prefix=".evalwh-site-", dir=directory.parent))
     try:
         with open_warehouse(db, invocation=invocation, udfs=False) as con:
-            limit_memory(con)
+            limit_memory(con, invocation.memory_limit)
             datasets = [r[0] for r in con.execute("SELECT DISTINCT dataset FROM runs ORDER BY 1").fetchall()]
             histories = [gather_history(con, d) for d in datasets]
             for history in histories:

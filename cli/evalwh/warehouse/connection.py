@@ -28,7 +28,7 @@ STORAGE_VERSION = "v1.4.0"
 NEW_FILE = f" (STORAGE_VERSION '{STORAGE_VERSION}')"
 
 # DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
-# report): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
+# report, a site, diff and check, unless --memory-limit gives another): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
 # (bench/tfidf.py and bench/report_100k.py measure it)
 VIEWS_MEMORY_LIMIT = "700MB"
 # a load's: the whole load runs under it, spilling past it, so its peak does not grow with the run
@@ -188,8 +188,10 @@ def drop_temp_tables(con: duckdb.DuckDBPyConnection, *, prefix: str = "", keep: 
         con.execute(f"DROP TABLE temp.{sql_identifier(table)}")
 
 
-def limit_memory(con: duckdb.DuckDBPyConnection, limit: str = VIEWS_MEMORY_LIMIT) -> None:
-    """Cap DuckDB's memory at ``limit`` for the rest of the connection (a size DuckDB reads: "500MB")."""
+def limit_memory(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> None:
+    """Cap DuckDB's memory at ``limit`` for the rest of the connection (a size DuckDB reads: "500MB";
+    None: VIEWS_MEMORY_LIMIT, the cap of the commands that compute many views of a run)."""
+    limit = limit or VIEWS_MEMORY_LIMIT
     try:
         con.execute(f"SET memory_limit = {sql_literal(limit)}")
     except duckdb.Error as exc:
