@@ -259,8 +259,8 @@ def test_claim_facts_are_each_run_claims_with_their_status(hr: Path) -> None:
 
 
 def test_diff_and_check_compare_within_the_memory_limit(hr: Path) -> None:
-    # both runs' facts are computed under DuckDB's cap (--memory-limit, else the views' 700MB): past
-    # it, one line naming the option and exit 3
+    # given --memory-limit, both runs' facts are computed under that cap: past it, one line naming the
+    # option and exit 3
     for args in (["diff"], ["check", "--max-regressions", "claims=0"]):
         code, out, err = cli(hr, "--memory-limit", "1MB", *args)
         assert (code, out) == (3, ""), err

@@ -166,7 +166,8 @@ def main_options(
         Optional[str], typer.Option("--memory-limit", envvar="EVALWH_MEMORY_LIMIT", metavar="SIZE",
                                     help="DuckDB's memory for a load, a log import, or the views report, site, diff and "
                                     "check compute (500MB, 2GB); past it, it spills to temporary files (default: "
-                                    "1GB for a load, 1200MB for an import, 700MB for the others).")
+                                    "1GB for a load, 1200MB for an import, 700MB for report and site, "
+                                    "DuckDB's own for diff and check).")
     ] = None,
     version: Annotated[
         Optional[bool], typer.Option("--version", callback=version_callback, is_eager=True, help="Show the version.")

@@ -189,7 +189,8 @@ def run_check(
         raise UsageError("give at least one condition: --min, --max, --max-drop METRIC=NUMBER or "
                          "--max-regressions questions|claims=N, or a [check] table in evalwh.toml")
     with open_warehouse(db, invocation=invocation, udfs=False) as con:
-        limit_memory(con, invocation.memory_limit)  # the run's metrics, and both runs' facts: past the cap, spilled
+        if invocation.memory_limit is not None:  # else DuckDB's default, as for diff (evalwh.history.compare)
+            limit_memory(con, invocation.memory_limit)
         return check_on(con, resolve_run(con, run), conditions, baseline, require_baseline=require_baseline)
 
 

@@ -82,9 +82,12 @@ def diff_runs(
     con: duckdb.DuckDBPyConnection, run_a: str, run_b: str, memory_limit: str | None = None
 ) -> tuple[str, str, Rows]:
     """Resolve both runs and return (a, b, rows): each metric defined in either run with its delta,
-    then each question that changed and each claim whose status changed, worst first. DuckDB's memory
-    is capped at ``memory_limit`` (default: the views' cap) for the rest of the connection."""
-    limit_memory(con, memory_limit)  # both runs' facts: past the cap, DuckDB spills
+    then each question that changed and each claim whose status changed, worst first. Given a
+    ``memory_limit``, DuckDB's memory is capped at it for the rest of the connection (past it, DuckDB
+    spills); without one, DuckDB's own default holds, since the gold search spills heavily near the
+    views' cap (docs/benchmarks.md)."""
+    if memory_limit is not None:
+        limit_memory(con, memory_limit)
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
     before, after = metric_values(con, a), metric_values(con, b)
     rows: list[tuple[object, ...]] = [

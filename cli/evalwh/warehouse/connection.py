@@ -28,7 +28,7 @@ STORAGE_VERSION = "v1.4.0"
 NEW_FILE = f" (STORAGE_VERSION '{STORAGE_VERSION}')"
 
 # DuckDB's memory while evalwh computes many views of a run at once (a load's headline metrics, a
-# report, a site, diff and check, unless --memory-limit gives another): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
+# report, a site, unless --memory-limit gives another): past it, DuckDB spills to its temporary files, so a large run's peak stays bounded
 # (bench/tfidf.py and bench/report_100k.py measure it)
 VIEWS_MEMORY_LIMIT = "700MB"
 # a load's: the whole load runs under it, spilling past it, so its peak does not grow with the run
