@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from evalwh.app import app
 from evalwh.history.check import regressions
-from evalwh.history.pairs import claim_changes_of, question_changes_of
+from evalwh.history.pairs import changes_of
 from evalwh.loader import load_run
 from evalwh.report.gather import changed
 from evalwh.warehouse import open_warehouse
@@ -142,7 +142,7 @@ def test_the_reverse_pair_swaps_better_and_worse(hr: Path) -> None:
 
 def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path) -> None:
     # a third run without q4, so that its pairs hold a removed and a new question; every pair of the three
-    # runs read through question_changes_of and claim_changes_of holds the view's rows for it, row for row
+    # runs read through changes_of holds the view's rows for it, row for row
     db = tmp_path / "wh.duckdb"
     shutil.copy(hr, db)
     folder = run_folder(tmp_path, "wednesday", {q: a for q, a in NEXT_ANSWERS.items() if q != "q4"}, BASE_CLAIMS)
@@ -159,13 +159,13 @@ def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path)
         for a, b in pairs:
             view = con.execute("SELECT * FROM question_changes WHERE baseline_run_id = ? AND run_id = ? "
                                "ORDER BY question_id", [a, b]).fetchall()
-            apart = con.execute(f"SELECT * FROM {question_changes_of(con, a, b)} "
+            apart = con.execute(f"SELECT * FROM {changes_of(con, 'question_changes', a, b)} "
                                 "WHERE baseline_run_id = ? AND run_id = ? ORDER BY question_id", [a, b]).fetchall()
             assert apart == view and len(view) == 4
             labels |= {row[-1] for row in view}
             claims = con.execute("SELECT * FROM claim_changes WHERE baseline_run_id = ? AND run_id = ? "
                                  "ORDER BY claim_id", [a, b]).fetchall()
-            claims_apart = con.execute(f"SELECT * FROM {claim_changes_of(con, a, b)} "
+            claims_apart = con.execute(f"SELECT * FROM {changes_of(con, 'claim_changes', a, b)} "
                                        "WHERE baseline_run_id = ? AND run_id = ? ORDER BY claim_id", [a, b]).fetchall()
             assert claims_apart == claims and claims
             claim_labels |= {row[-1] for row in claims}

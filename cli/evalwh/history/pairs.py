@@ -40,16 +40,6 @@ def changes_of(con: duckdb.DuckDBPyConnection, view: str, baseline: str, run_id:
     return f"(\n{select}\n) AS {view}"
 
 
-def question_changes_of(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> str:
-    """``changes_of`` for question_changes: a FROM item holding its rows for the pair."""
-    return changes_of(con, "question_changes", baseline, run_id)
-
-
-def claim_changes_of(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> str:
-    """``changes_of`` for claim_changes: a FROM item holding its rows for the pair."""
-    return changes_of(con, "claim_changes", baseline, run_id)
-
-
 @contextmanager
 def pair_changes(con: duckdb.DuckDBPyConnection, view: str, baseline: str, run_id: str) -> Iterator[str]:
     """``changes_of`` for the block: the facts' temporary table is dropped when it ends, so its memory
