@@ -44,41 +44,40 @@ part_words AS (
                 ELSE right(v.word, length(g.first_word)) = g.first_word END
     WHERE g.inner_text = ''
 ),
-chunk_words AS (
-    -- each chunk's distinct words: made distinct within each chunk's list, never by hashing every
-    -- (chunk, word) of the runs, whose table outgrew the views' memory with two large runs
-    SELECT run_id, ordinal, unnest(list_distinct(text_words)) AS word FROM chunks
-),
 rarest AS (
-    -- each gold's inner word held by the fewest chunks
+    -- each gold's inner word held by the fewest chunks, counted as the chunks stream past
     SELECT i.run_id, i.question_id, arg_min(i.word, coalesce(f.chunks, 0)) AS word
     FROM inner_words AS i
     LEFT JOIN (
         SELECT w.run_id, w.word, count(*) AS chunks
-        FROM chunk_words AS w
+        FROM (SELECT run_id, unnest(list_distinct(text_words)) AS word FROM chunks) AS w
         WHERE EXISTS (SELECT 1 FROM inner_words AS i WHERE i.run_id = w.run_id AND i.word = w.word)
         GROUP BY w.run_id, w.word
     ) AS f
         ON f.run_id = i.run_id AND f.word = i.word
     GROUP BY i.run_id, i.question_id
 ),
-candidates AS (
-    -- the chunks holding a gold's rarest inner word (each once), or a word its one or two words
-    -- may lie in (a chunk once per such word: the minimum below is the same)
-    SELECT s.run_id, s.question_id, w.ordinal
-    FROM (SELECT run_id, question_id, word FROM rarest
+sought AS (
+    -- a gold's rarest inner word, or each word its one or two words may lie in, joined with the
+    -- golds they come from: DuckDB then estimates them as few as they are, and hashes them, not the
+    -- chunks' words, which it estimates as one per chunk
+    SELECT w.run_id, w.question_id, w.word
+    FROM golds AS g
+    JOIN (SELECT run_id, question_id, word FROM rarest
           UNION ALL
-          SELECT run_id, question_id, word FROM part_words) AS s
-    JOIN chunk_words AS w ON w.run_id = s.run_id AND w.word = s.word
+          SELECT run_id, question_id, word FROM part_words) AS w
+        ON w.run_id = g.run_id AND w.question_id = g.question_id
 )
-SELECT g.run_id, g.question_id, min(k.ordinal) AS chunk_ordinal
-FROM golds AS g
-JOIN candidates AS k ON k.run_id = g.run_id AND k.question_id = g.question_id
--- the candidate's text looked up by its key (a run's chunk per ordinal): DuckDB then hashes the
--- chunks, not the candidates, which can outnumber them a hundredfold
-WHERE strpos((SELECT c.text_norm FROM chunks AS c WHERE c.run_id = k.run_id AND c.ordinal = k.ordinal),
-             g.gold_norm) > 0
-GROUP BY g.run_id, g.question_id
+-- each chunk's distinct words (distinct within its own list), each with the chunk's text, streamed
+-- past the words sought: neither every (chunk, word) of the runs nor their texts are held in memory.
+-- The gold is looked up by its question in a scalar subquery rather than joined: so written, DuckDB
+-- plans case_scores of a run without responses as empty and never searches (tests/test_gold_matches.py)
+SELECT s.run_id, s.question_id, min(c.ordinal) AS chunk_ordinal
+FROM (SELECT run_id, ordinal, text_norm, unnest(list_distinct(text_words)) AS word FROM chunks) AS c
+JOIN sought AS s ON s.run_id = c.run_id AND s.word = c.word
+WHERE strpos(c.text_norm,
+             (SELECT g.gold_norm FROM golds AS g WHERE g.run_id = s.run_id AND g.question_id = s.question_id)) > 0
+GROUP BY s.run_id, s.question_id
 UNION ALL
 SELECT q.run_id, q.question_id, f.chunk_ordinal
 FROM questions AS q

@@ -91,3 +91,40 @@ def test_each_run_searches_its_own_chunks(db: Path, tmp_path: Path) -> None:
         alone = {(r, q): c for r, q, c in rows(db, "SELECT run_id, question_id, chunk_id FROM cases WHERE run_id = ?",
                                                [run])}
         assert alone == {k: v for k, v in want.items() if k[0] == run}
+
+
+def _plan_operators(db: Path, sql: str) -> list[str]:
+    """The name of every operator in DuckDB's physical plan of ``sql``."""
+    import json
+
+    (plan,) = rows(db, f"EXPLAIN (FORMAT JSON) {sql}")
+    names: list[str] = []
+    stack = json.loads(plan[1])
+    while stack:
+        node = stack.pop()
+        names.append(node["name"])
+        stack.extend(node.get("children", []))
+    return names
+
+
+def test_case_scores_of_a_run_without_responses_never_searches_the_chunks(db: Path, tmp_path: Path) -> None:
+    # run "b" has responses, "a" none. case_scores of "a" is empty, and DuckDB knows it before running
+    # anything: neither the gold search (the chunks' words unnested) nor any scan is in its plan, so
+    # storing or comparing such a run's metrics costs nothing for the search (models/gold_matches.sql)
+    for run, responses in (("a", False), ("b", True)):
+        folder = tmp_path / run
+        write_table(folder / "chunks.csv", ["chunk_id", "text"], [["k0", "red fox jumps high"], ["k1", "blue whale"]])
+        write_table(folder / "questions.csv", ["question_id", "question", "expected", "gold"],
+                    [["q0", "which fox?", "answer", "red fox jumps"], ["q1", "whale?", "answer", "blue whale"]])
+        if responses:
+            write_table(folder / "responses.jsonl", ["question_id", "answer", "cited", "refused"],
+                        [["q0", "red fox", ["k0"], False], ["q1", "a whale", ["k1"], False]])
+            (folder / "run.toml").write_text('[reader]\nformat = "structured"\n', encoding="utf-8")
+        load_run(db, folder, run=run, metrics=False)
+    assert rows(db, "SELECT run_id, question_id, expected_chunk FROM case_scores ORDER BY ALL") == [
+        ("b", "q0", "k0"), ("b", "q1", "k1")]
+    searched = _plan_operators(db, "SELECT * FROM case_scores WHERE run_id = 'b'")
+    assert "UNNEST" in searched
+    unanswered = _plan_operators(db, "SELECT * FROM case_scores WHERE run_id = 'a'")
+    assert "EMPTY_RESULT" in unanswered
+    assert not {"UNNEST", "SEQ_SCAN", "TABLE_SCAN", "HASH_JOIN"} & set(unanswered), unanswered
