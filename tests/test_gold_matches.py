@@ -5,6 +5,7 @@ textnorm.norm on texts whose words are parts of one another."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -95,8 +96,6 @@ def test_each_run_searches_its_own_chunks(db: Path, tmp_path: Path) -> None:
 
 def _plan_operators(db: Path, sql: str) -> list[str]:
     """The name of every operator in DuckDB's physical plan of ``sql``."""
-    import json
-
     (plan,) = rows(db, f"EXPLAIN (FORMAT JSON) {sql}")
     names: list[str] = []
     stack = json.loads(plan[1])

@@ -84,8 +84,8 @@ def diff_runs(
     """Resolve both runs and return (a, b, rows): each metric defined in either run with its delta,
     then each question that changed and each claim whose status changed, worst first. Given a
     ``memory_limit``, DuckDB's memory is capped at it for the rest of the connection (past it, DuckDB
-    spills); without one, DuckDB's own default holds, since the gold search spills heavily near the
-    views' cap (docs/benchmarks.md)."""
+    spills); without one, DuckDB's own default holds, since under the views' cap both runs' facts spill
+    (check 1.2 to 1.4 times slower on two 1M-claim runs: docs/benchmarks.md)."""
     if memory_limit is not None:
         limit_memory(con, memory_limit)
     a, b = resolve_run(con, run_a), resolve_run(con, run_b)
