@@ -1,21 +1,11 @@
--- One row per ordered pair of distinct runs (run, baseline): the pairs the comparison views
--- (question_changes, claim_changes) are computed for, and what a user's SQL filters on.
---   same_dataset  both runs belong to one dataset
+-- One row per ordered pair of distinct runs of one dataset (run, baseline): the pairs the
+-- comparison views (question_changes, claim_changes) are computed for, and what a user's SQL
+-- filters on. Runs of different datasets hold different questions, so they are never compared
+-- here (run_pairs_all has every pair).
 --   is_previous   the baseline is the run of the same dataset created just before the run:
 --                 the baseline reports, diff and check use when none is given
 -- "What changed from A to B" is WHERE baseline_run_id = 'A' AND run_id = 'B';
 -- "what each run changed" is WHERE is_previous.
-WITH ordered AS (
-    SELECT
-        run_id,
-        dataset,
-        lag(run_id) OVER (PARTITION BY dataset ORDER BY created_at, run_id) AS previous_run_id
-    FROM runs
-)
-SELECT
-    r.run_id,
-    b.run_id AS baseline_run_id,
-    r.dataset IS NOT DISTINCT FROM b.dataset AS same_dataset,
-    r.previous_run_id IS NOT DISTINCT FROM b.run_id AS is_previous
-FROM ordered AS r
-JOIN runs AS b ON b.run_id <> r.run_id
+SELECT run_id, baseline_run_id, is_previous
+FROM run_pairs_all
+WHERE same_dataset

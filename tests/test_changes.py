@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from evalwh.app import app
@@ -113,9 +115,11 @@ EXPECTED_CLAIMS = {
 
 def test_run_pairs_name_the_previous_run_of_the_dataset(hr: Path) -> None:
     with open_warehouse(hr) as con:
-        pairs = con.execute("SELECT run_id, baseline_run_id, same_dataset, is_previous FROM run_pairs "
+        pairs = con.execute("SELECT run_id, baseline_run_id, is_previous FROM run_pairs ORDER BY run_id").fetchall()
+        every = con.execute("SELECT run_id, baseline_run_id, same_dataset, is_previous FROM run_pairs_all "
                             "ORDER BY run_id").fetchall()
-    assert pairs == [("monday", "tuesday", True, False), ("tuesday", "monday", True, True)]
+    assert pairs == [("monday", "tuesday", False), ("tuesday", "monday", True)]
+    assert every == [("monday", "tuesday", True, False), ("tuesday", "monday", True, True)]
 
 
 def test_question_changes_label_each_question_by_its_columns(hr: Path) -> None:
@@ -133,11 +137,42 @@ def test_question_changes_label_each_question_by_its_columns(hr: Path) -> None:
     assert sorted(r[1] for r in rows) == ["better", "same", "worse", "worse"]
 
 
-def test_the_reverse_pair_swaps_better_and_worse(hr: Path) -> None:
+def test_severity_and_reason_follow_the_scale(hr: Path) -> None:
+    # q3: an answer given to a must-refuse question that was refused: 5; q4: F1 1.0 -> 0.5: 1 + 0.5;
+    # c1 and c4: a claim failing: 3; a row that is not worse has no severity
     with open_warehouse(hr) as con:
-        back = dict(con.execute("SELECT question_id, change FROM question_changes "
-                                "WHERE baseline_run_id = 'tuesday' AND run_id = 'monday'").fetchall())
-    assert back == {"q1": "same", "q2": "worse", "q3": "worse", "q4": "better"}  # q3: citation got worse back
+        questions = {r[0]: r[1:] for r in con.execute(
+            "SELECT question_id, severity, reason FROM question_changes "
+            "WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()}
+        claims = {r[0]: r[1:] for r in con.execute(
+            "SELECT claim_id, severity, reason FROM claim_changes "
+            "WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()}
+    assert questions == {
+        "q1": (None, None),
+        "q2": (None, "f1 0.5 -> 1.0"),
+        "q3": (5.0, "outcome correct action -> wrong action (expected refuse, the response did answer)"),
+        "q4": (1.5, "f1 1.0 -> 0.5"),
+    }
+    assert claims == {
+        "c1": (3.0, "SUPPORTED -> NUMBER_MISMATCH"),
+        "c2": (None, "NUMBER_MISMATCH -> SUPPORTED"),
+        "c3": (None, "only in the baseline"),
+        "c4": (3.0, "new claim: DANGLING"),
+        "c5": (None, "new claim: SUPPORTED"),
+    }
+
+
+def test_the_reverse_pair_swaps_better_and_worse_and_a_fix_is_better(hr: Path) -> None:
+    # q3 back: a wrong answer turned into a correct refusal is better, though its citation axis fell
+    # (the refusal cites nothing while h1 was retrieved: note 003 scores that BAD)
+    with open_warehouse(hr) as con:
+        back = {r[0]: r[1:] for r in con.execute(
+            "SELECT question_id, change, worse_in, reason FROM question_changes "
+            "WHERE baseline_run_id = 'tuesday' AND run_id = 'monday'").fetchall()}
+    assert {q: v[0] for q, v in back.items()} == {"q1": "same", "q2": "worse", "q3": "better", "q4": "better"}
+    assert back["q3"][1:] == ("citation", "outcome wrong action -> correct action (expected refuse, the response "
+                              "did refuse); citation BAD as note 003 scores a refusal: it cites nothing while a "
+                              "chunk was retrieved")
 
 
 def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path) -> None:
@@ -162,13 +197,13 @@ def test_a_pair_read_one_run_at_a_time_equals_the_view(hr: Path, tmp_path: Path)
             apart = con.execute(f"SELECT * FROM {changes_of(con, 'question_changes', a, b)} "
                                 "WHERE baseline_run_id = ? AND run_id = ? ORDER BY question_id", [a, b]).fetchall()
             assert apart == view and len(view) == 4
-            labels |= {row[-1] for row in view}
+            labels |= {row[-3] for row in view}
             claims = con.execute("SELECT * FROM claim_changes WHERE baseline_run_id = ? AND run_id = ? "
                                  "ORDER BY claim_id", [a, b]).fetchall()
             claims_apart = con.execute(f"SELECT * FROM {changes_of(con, 'claim_changes', a, b)} "
                                        "WHERE baseline_run_id = ? AND run_id = ? ORDER BY claim_id", [a, b]).fetchall()
             assert claims_apart == claims and claims
-            claim_labels |= {row[-1] for row in claims}
+            claim_labels |= {row[-3] for row in claims}
     assert labels == {"same", "better", "worse", "removed", "new"}
     assert claim_labels == {"same", "better", "worse", "removed", "new"}
 
@@ -224,8 +259,9 @@ def test_diff_lists_the_regressions_worst_first_in_every_format(hr: Path) -> Non
 def test_check_counts_regressions_and_can_require_a_baseline(hr: Path) -> None:
     code, out, err = cli(hr, "check", "--max-regressions", "questions=1", "--max-regressions", "claims=2")
     assert code == 1
-    assert out.splitlines()[:2] == ["FAIL  questions worse <= 1: 2 questions got worse",
-                                    "ok    claims worse <= 2: 2 claims got worse"]
+    conditions = [line for line in out.splitlines() if not line.startswith(" ")]
+    assert conditions[:2] == ["FAIL  questions worse <= 1: 2 questions got worse",
+                              "ok    claims worse <= 2: 2 claims got worse"]
     assert "check failed: 1 of 2 conditions" in err
     assert cli(hr, "check", "--max-regressions", "questions=2", "--max-regressions", "claims=2")[0] == 0
     # monday has no earlier run: the counts hold, with a note, unless a baseline is required
@@ -422,3 +458,249 @@ def test_the_source_is_relative_to_where_the_load_ran(tmp_path: Path, monkeypatc
         assert con.execute("SELECT source FROM runs").fetchall() == [("monday",)]
     code, md, _ = cli(Path("wh.duckdb"), "report", "-f", "md", "--no-config")
     assert code == 0 and " · source monday · " in md and str(tmp_path) not in md
+
+
+# --- the change rule on every pair of outcomes, against a reference written from the model's header ---
+
+OUTCOMES = ("correct action", "wrong action", "failed before reading", None)
+FACT_COLUMNS = ("run_id", "question_id", "ordinal", "question", "expected", "answer", "action", "outcome",
+                "exact_match", "f1", "retrieval_ok", "citation_ok", "refusal_ok")
+
+
+def reference_change(old: dict | None, new: dict | None) -> tuple[str, float | None]:
+    """(change, severity) of one question by question_changes' header: outcome, then answer score, then axes."""
+    if new is None:
+        return "removed", None
+    if old is None:
+        fails = new["outcome"] is not None and new["outcome"] != "correct action"
+        if not fails:
+            return "new", None
+        return "worse", 5.0 if new["expected"] != "answer" and new["action"] == "answer" else 4.0
+    o, n = old["outcome"], new["outcome"]
+    if o is not None and n is not None and (o == "correct action") != (n == "correct action"):
+        if o == "correct action":
+            return "worse", 5.0 if new["expected"] != "answer" and new["action"] == "answer" else 4.0
+        return "better", None
+    drop = 0.0
+    if old["f1"] is not None and new["f1"] is not None and old["f1"] != new["f1"]:
+        drop = old["f1"] - new["f1"]
+    elif old["exact_match"] is not None and new["exact_match"] is not None:
+        drop = float(old["exact_match"] - new["exact_match"])
+    if drop > 0:
+        return "worse", 1.0 + drop
+    if drop < 0:
+        return "better", None
+    axes = [(old[a], new[a]) for a in ("retrieval_ok", "citation_ok", "refusal_ok")
+            if old[a] is not None and new[a] is not None]
+    if any(a and not b for a, b in axes):
+        return "worse", 1.0
+    if any(b and not a for a, b in axes):
+        return "better", None
+    return "same", None
+
+
+def view_changes(db: Path, facts: list[dict]) -> dict[str, tuple[str, float | None]]:
+    """question_changes's own SELECT over the given facts of monday (baseline) and tuesday (run)."""
+    from evalwh.resources import model_source
+
+    with open_warehouse(db) as con:
+        con.execute("CREATE TEMP TABLE given_facts AS SELECT * FROM question_facts LIMIT 0")
+        if facts:
+            con.executemany(f"INSERT INTO temp.given_facts ({', '.join(FACT_COLUMNS)}) VALUES "
+                            f"({', '.join('?' for _ in FACT_COLUMNS)})", [[f[c] for c in FACT_COLUMNS] for f in facts])
+        select = model_source("question_changes").replace("question_facts", "temp.given_facts")
+        rows = con.execute(f"SELECT question_id, change, severity FROM ({select}) "
+                           "WHERE baseline_run_id = 'monday' AND run_id = 'tuesday'").fetchall()
+    return {q: (c, s) for q, c, s in rows}
+
+
+def side(run: str, qid: str, expected: str, outcome: str | None, action: str | None, em: int | None,
+         f1: float | None, axes: tuple[bool | None, bool | None, bool | None]) -> dict:
+    return dict(zip(FACT_COLUMNS, (run, qid, int(qid[1:]), "?", expected, "a", action, outcome, em, f1, *axes)))
+
+
+def test_every_pair_of_outcomes_is_decided_outcome_first(hr: Path, tmp_path: Path) -> None:
+    # every (old, new) outcome, a question absent on either side included, crossed with the answer score
+    # and the axes moving the other way, or not at all: a moved outcome decides whatever the rest did
+    db = tmp_path / "wh.duckdb"
+    shutil.copy(hr, db)
+    facts, expected = [], {}
+    scores = {"fell": ((1, 1.0), (0, 0.5)), "rose": ((0, 0.5), (1, 1.0)), "held": ((1, 1.0), (1, 1.0))}
+    axes = {"fell": ((True, True, True), (False, True, False)), "rose": ((False, True, False), (True, True, True)),
+            "held": ((True, False, True), (True, False, True))}
+    n = 0
+    for old_outcome in (*OUTCOMES, "absent"):
+        for new_outcome in (*OUTCOMES, "absent"):
+            if old_outcome == new_outcome == "absent":
+                continue
+            for score in scores:
+                for axis in axes:
+                    n += 1
+                    qid = f"q{n}"
+                    sides = []
+                    for run, outcome, i in (("monday", old_outcome, 0), ("tuesday", new_outcome, 1)):
+                        if outcome == "absent":
+                            sides.append(None)
+                            continue
+                        action = "refuse" if outcome == "correct action" else "answer"
+                        em, f1 = scores[score][i]
+                        sides.append(side(run, qid, "refuse", outcome, action, em, f1, axes[axis][i]))
+                    facts += [s for s in sides if s is not None]
+                    expected[qid] = reference_change(sides[0], sides[1])
+    found = view_changes(db, facts)
+    assert found == expected
+    # the rule's own cases, by hand: a fix is better whatever fell beside it; a lost outcome on a
+    # must-refuse question, answered, is the most severe
+    assert {c for c, _ in found.values()} == {"worse", "better", "same", "new", "removed"}
+    fix = side("monday", "q0", "refuse", "wrong action", "answer", 0, 0.0, (True, True, False))
+    fixed = side("tuesday", "q0", "refuse", "correct action", "refuse", 0, 0.0, (True, False, True))
+    assert view_changes(db, [fix, fixed]) == {"q0": ("better", None)}
+    assert view_changes(db, [fixed | {"run_id": "monday"}, fix | {"run_id": "tuesday"}]) == {"q0": ("worse", 5.0)}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(
+    st.sampled_from(["answer", "refuse", "flag_premise"]),
+    *[st.one_of(st.none(), st.fixed_dictionaries({
+        "outcome": st.sampled_from(OUTCOMES), "action": st.sampled_from(["answer", "refuse", "flag_premise", None]),
+        "em": st.sampled_from([None, 0, 1]), "f1": st.sampled_from([None, 0.0, 0.25, 0.5, 1.0]),
+        "axes": st.tuples(*[st.sampled_from([None, True, False])] * 3)})) for _ in range(2)],
+), min_size=1, max_size=30))
+def test_question_changes_equal_the_reference_rule(hr: Path, questions: list) -> None:
+    facts, expected = [], {}
+    for i, (exp, old, new) in enumerate(questions):
+        qid = f"q{i + 1}"
+        sides = [None if s is None else side(run, qid, exp, s["outcome"], s["action"], s["em"], s["f1"], s["axes"])
+                 for run, s in (("monday", old), ("tuesday", new))]
+        if sides == [None, None]:
+            continue
+        facts += [s for s in sides if s is not None]
+        expected[qid] = reference_change(sides[0], sides[1])
+    assert view_changes(hr, facts) == expected
+
+
+# --- severity order, a fix that is no regression, naming what failed, JUnit, datasets ---
+
+# From BASE_ANSWERS (every question right), by hand:
+#   q1  '25 days' -> '25 days of leave': F1 1 -> 2*2/(4+2) = 2/3: severity 1 + 1/3
+#   q2  '16 weeks'... BASE has '12 weeks' (F1 0.5); here the baseline answers '16 weeks' and the run refuses
+#       an answerable question: correct action -> wrong action, severity 4
+#   q3  a correct refusal -> an answer: a must-refuse question answered, severity 5
+# so the worse rows come q3, q2, q1, against their order q1, q2, q3.
+GOOD_ANSWERS = {"q1": ("25 days", "h1"), "q2": ("16 weeks", "h2"), "q3": ("NOT IN HANDBOOK", "none"),
+                "q4": ("over 50 dollars", "h3")}
+MIXED_ANSWERS = {"q1": ("25 days of leave", "h1"), "q2": ("NOT IN HANDBOOK", "none"), "q3": ("14 days", "h1"),
+                 "q4": ("over 50 dollars", "h3")}
+
+
+@pytest.fixture(scope="module")
+def severe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("severe")
+    db = root / "wh.duckdb"
+    load_run(db, run_folder(root, "good", GOOD_ANSWERS, BASE_CLAIMS))
+    load_run(db, run_folder(root, "mixed", MIXED_ANSWERS, NEXT_CLAIMS))
+    return db
+
+
+def test_diff_lists_the_worse_questions_most_severe_first(severe: Path) -> None:
+    code, out, err = cli(severe, "diff", "-f", "json")
+    assert (code, err) == (0, "")
+    worse = [(r["name"], r["severity"]) for r in json.loads(out) if r["kind"] == "question" and r["change"] == "worse"]
+    assert [q for q, _ in worse] == ["q3", "q2", "q1"]
+    assert [s for _, s in worse] == pytest.approx([5.0, 4.0, 1 + 1 / 3])
+
+
+def test_check_names_every_regression_most_severe_first(severe: Path) -> None:
+    code, out, err = cli(severe, "check", "--max-regressions", "questions=0", "--max-regressions", "claims=5")
+    assert code == 1 and "check failed: 1 of 2 conditions" in err
+    lines = out.splitlines()
+    assert lines[:4] == [
+        "FAIL  questions worse <= 0: 3 questions got worse",
+        "      q3 (severity 5): outcome correct action -> wrong action (expected refuse, the response did answer)",
+        "      q2 (severity 4): outcome correct action -> wrong action (expected answer, the response did refuse)",
+        "      q1 (severity 1.333): f1 1.0 -> 0.667",
+    ]
+    assert lines[4] == "ok    claims worse <= 5: 2 claims got worse"
+    assert lines[5:7] == ["      c1 (severity 3): SUPPORTED -> NUMBER_MISMATCH", "      c4 (severity 3): new claim: DANGLING"]
+    payload = json.loads(cli(severe, "check", "--max-regressions", "questions=0", "-f", "json")[1])
+    assert [(r["kind"], r["id"], r["severity"]) for r in payload["regressions"]] == \
+        [("questions", "q3", 5.0), ("questions", "q2", 4.0), ("questions", "q1", pytest.approx(4 / 3))]
+    md = cli(severe, "check", "--max-regressions", "questions=0", "-f", "md")[1]
+    assert md.index("| question | q3 | 5 |") < md.index("| question | q2 | 4 |") < md.index("| question | q1 | 1.333 |")
+
+
+def test_check_names_the_first_ten_in_text_and_says_how_many_more(tmp_path: Path) -> None:
+    from evalwh.history.check import CheckResult, Outcome, Regression, format_text
+
+    found = [Regression("claims", f"c{i}", 3.0, "SUPPORTED -> DANGLING") for i in range(12)]
+    result = CheckResult("r", "b", [Outcome("claims worse <= 0", "max-regressions", "claims", 0.0, 12, None, False,
+                                            "12 claims got worse")], found)
+    lines = format_text(result).splitlines()
+    assert lines[1] == "      c0 (severity 3): SUPPORTED -> DANGLING" and lines[10].startswith("      c9 ")
+    assert lines[11] == "      ... and 2 more (check -f json or -f md names them all)"
+
+
+def test_a_fix_alone_is_better_and_the_gate_holds(tmp_path: Path) -> None:
+    # the only change: q3, a must-refuse question answered wrongly, is now refused correctly. Its citation
+    # axis falls (the refusal cites nothing while h1 is retrieved), yet the fix is no regression.
+    db = tmp_path / "wh.duckdb"
+    wrong = dict(GOOD_ANSWERS, q3=("14 days", "h1"))
+    load_run(db, run_folder(tmp_path, "before", wrong, BASE_CLAIMS))
+    load_run(db, run_folder(tmp_path, "after", GOOD_ANSWERS, BASE_CLAIMS))
+    code, out, err = cli(db, "check", "--max-regressions", "questions=0", "--max-regressions", "claims=0")
+    assert (code, err) == (0, ""), out
+    assert out.splitlines()[:2] == ["ok    questions worse <= 0: 0 questions got worse",
+                                    "ok    claims worse <= 0: 0 claims got worse"]
+    rows = json.loads(cli(db, "diff", "-f", "json")[1])
+    assert [(r["name"], r["change"], r["detail"]) for r in rows if r["kind"] == "question"] == \
+        [("q3", "better", "outcome, refusal")]
+
+
+def test_check_writes_junit_xml_that_ci_systems_read(severe: Path, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    out = tmp_path / "results.xml"
+    code, stdout, err = cli(severe, "check", "--min", "supported_share=0", "--max-regressions", "questions=0",
+                            "--max-regressions", "claims=5", "-f", "junit", "-o", str(out))
+    assert (code, stdout) == (1, "") and "check failed: 1 of 3 conditions" in err
+    xmlschema.XMLSchema(str(Path(__file__).parent / "schemas" / "junit-10.xsd")).validate(str(out))
+    suite = ET.parse(out).getroot().find("testsuite")
+    assert suite is not None
+    cases = [(c.get("classname"), c.get("name"), c.find("failure")) for c in suite.iter("testcase")]
+    # 3 conditions, then 3 questions and 2 claims that got worse, most severe first; the claims' gate held
+    assert [(k, n, f is not None) for k, n, f in cases] == [
+        ("evalwh.gates", "supported_share >= 0", False), ("evalwh.gates", "questions worse <= 0", True),
+        ("evalwh.gates", "claims worse <= 5", False), ("evalwh.questions", "q3", True),
+        ("evalwh.questions", "q2", True), ("evalwh.questions", "q1", True), ("evalwh.claims", "c1", False),
+        ("evalwh.claims", "c4", False)]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("8", "4", "0")
+    failure = cases[3][2]
+    assert failure is not None and failure.get("message") == \
+        "outcome correct action -> wrong action (expected refuse, the response did answer)"
+    code, stdout, _ = cli(severe, "check", "--max-regressions", "questions=3", "-f", "junit")
+    assert code == 0 and ET.fromstring(stdout).get("failures") == "0"
+
+
+def test_runs_of_different_datasets_are_compared_only_when_asked(hr: Path, tmp_path: Path) -> None:
+    db = tmp_path / "wh.duckdb"
+    shutil.copy(hr, db)
+    other = run_folder(tmp_path, "synth", BASE_ANSWERS, BASE_CLAIMS)
+    (other / "run.toml").write_text('[run]\ndataset = "synthetic"\n', encoding="utf-8")
+    load_run(db, other)
+    code, out, err = cli(db, "diff", "tuesday", "synth")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "runs 'tuesday' (dataset 'hr-policy') and 'synth' (dataset 'synthetic') belong to different datasets" in err
+    assert "--across-datasets" in err
+    code, out, _ = cli(db, "diff", "tuesday", "synth", "--across-datasets", "-f", "json")
+    assert code == 0
+    # the same answers as monday's: what tuesday broke, synth fixes
+    assert {(r["name"], r["change"]) for r in json.loads(out) if r["kind"] == "question"} == \
+        {("q2", "worse"), ("q3", "better"), ("q4", "better")}
+    code, out, err = cli(db, "check", "--run", "synth", "--baseline", "tuesday", "--max-regressions", "questions=0")
+    assert (code, out) == (2, "") and "choose a baseline of the run's own dataset" in err
+    with open_warehouse(db) as con:
+        assert con.execute("SELECT count(*) FROM question_changes WHERE 'synth' IN (run_id, baseline_run_id)"
+                           ).fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM run_pairs_all WHERE NOT same_dataset").fetchone() == (4,)

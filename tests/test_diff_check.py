@@ -36,7 +36,7 @@ def test_diff_markdown_matches_golden(two_runs: Path) -> None:
 def test_diff_json_and_unknown_run(two_runs: Path) -> None:
     rows = json.loads(run(two_runs, "diff", "base", "fixed", "-f", "json").stdout)
     assert {"kind": "claim", "name": "c5", "a": "UNSUPPORTED", "b": "SUPPORTED", "delta": None,
-            "change": "better", "detail": None} in rows
+            "change": "better", "detail": None, "severity": None, "reason": "UNSUPPORTED -> SUPPORTED"} in rows
     bad = run(two_runs, "diff", "base", "nope")
     assert bad.exit_code == 2
     assert bad.stdout == ""

@@ -79,7 +79,7 @@ def test_every_model_has_an_expected_csv_or_a_reference_test() -> None:
         "log_citation_health", "log_request_scores", "log_refusal_replay", "log_chunk_coverage", "log_daily",
         "log_metrics",
         # test_changes: two runs of one dataset, every label worked out by hand
-        "run_pairs", "question_facts", "question_changes", "claim_facts", "claim_changes",
+        "run_pairs", "run_pairs_all", "question_facts", "question_changes", "claim_facts", "claim_changes",
         # test_score_sweep: a run with its own retrieval scores, every decision worked out by hand
         "score_sweep",
     }

@@ -536,24 +536,30 @@ def diff(
     baseline: BaselineOption = None,
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format.")] = DiffFormat.table,
     output: OutputOption = None,
+    across_datasets: Annotated[
+        bool, typer.Option("--across-datasets", help="Compare two runs of different datasets (refused otherwise: "
+                           "their questions and claims are not the same ones).")
+    ] = False,
 ) -> None:
     """Metric deltas from one run to another, then the questions and claims that changed, worst first.
 
     Rows are kind (metric, question or claim), name, a, b, delta, change (better, worse, same, new or
-    removed: the rules of the views question_changes and claim_changes) and detail (what got worse or
-    better). A question's a and b are its outcome, its delta the change in F1; a claim's are its status.
-    A run without a baseline prints no rows and says so on stderr (exit 0).
+    removed: the rules of the views question_changes and claim_changes), detail (every column that got
+    worse or better), severity (how bad a worse row is, higher first) and reason (one line). A
+    question's a and b are its outcome, its delta the change in F1; a claim's are its status. Worse rows
+    come most severe first. A run without a baseline prints no rows and says so on stderr (exit 0).
 
     Example: evalwh diff -f md >> "$GITHUB_STEP_SUMMARY"
     """
     from evalwh.history import compare
 
     with reading(ctx) as con:
-        before, after = compare.diff_pair(con, runs or [], baseline)
+        before, after = compare.diff_pair(con, runs or [], baseline, across_datasets=across_datasets)
         if before is None:
             a, b, rows = None, after, Rows(compare.DIFF_COLUMNS, [])
         else:
-            a, b, rows = compare.diff_runs(con, before, after, global_options(ctx).memory_limit)
+            a, b, rows = compare.diff_runs(con, before, after, global_options(ctx).memory_limit,
+                                           across_datasets=across_datasets)
     if a is None:
         note(ctx, f"run {b!r} has no earlier run in its dataset to compare with; nothing to diff "
                     "(pass --baseline RUN)")
@@ -596,9 +602,15 @@ def check_command(
     baseline: BaselineOption = None,
     config: ConfigOption = None,
     no_config: NoConfigOption = False,
-    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format.")] = CheckFormat.text,
+    fmt: Annotated[CheckFormat, typer.Option("--format", "-f", help="Output format: text (the first few "
+                                             "regressions named), json or md (all named), or junit (JUnit XML for "
+                                             "CI test reports).")] = CheckFormat.text,
+    output: OutputOption = None,
 ) -> None:
     """Gate CI on a run's metrics: exit 0 when every condition holds, 1 when one fails, 2 when one is malformed.
+
+    Each --max-regressions condition names the questions (claims) it counted, most severe first, each
+    with its one-line reason (question_changes, claim_changes: severity and reason).
 
     Conditions come from the [check] table of evalwh.toml (or --config FILE) and from the flags; a
     flag replaces the file's condition of the same kind on the same metric. Metrics are those of
@@ -609,6 +621,8 @@ def check_command(
     Example: evalwh check --min supported_share=0.9 --max DANGLING=0 --max-drop pair_precision=0.05
 
     Example: evalwh check --require-baseline --max-regressions questions=0 --max-regressions claims=0
+
+    Example: evalwh check --max-regressions questions=0 -f junit -o results.xml
     """
     from evalwh.history import check, gates
 
@@ -623,8 +637,9 @@ def check_command(
     if result.previous_run is None and any(c.kind in ("max-drop", "max-regressions") for c in conditions):
         note(ctx, f"run {result.run_id} has no baseline: no earlier run of its dataset, so nothing could drop "
                   "(--require-baseline makes this a failure)")
-    writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md}
-    sys.stdout.write(writer[fmt](result))
+    writer = {CheckFormat.text: check.format_text, CheckFormat.json: check.format_json, CheckFormat.md: check.format_md,
+              CheckFormat.junit: check.format_junit}
+    write_text(ctx, writer[fmt](result), output)
     if not result.ok:
         typer.echo(f"evalwh: check failed: {len(result.failed)} of {check.conditions(len(result.outcomes))}", err=True)
         raise typer.Exit(int(ExitCode.CHECK_FAILED))

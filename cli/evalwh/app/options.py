@@ -94,6 +94,7 @@ class CheckFormat(str, Enum):
     text = "text"
     json = "json"
     md = "md"
+    junit = "junit"
 
 
 class ReportFormat(str, Enum):

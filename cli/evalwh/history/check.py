@@ -6,6 +6,8 @@ for a metric where lower is better (``evalwh.vocabulary``).
 ``--max-regressions questions=N`` (or ``claims=N``) needs at most N questions (claims) that got
 worse since the baseline, by the rules of the views ``question_changes`` and ``claim_changes``;
 ``require_baseline`` fails the gate when the run has no baseline to compare with.
+A counted kind's regressions are named, most severe first, each with its one-line reason (the
+views' ``severity`` and ``reason``): the first few in text, every one in json, md and JUnit XML.
 Metric names are those of run_metrics_long, in any case (``DANGLING`` is the
 dangling count). Comparisons allow 1e-9 of floating-point slack, so a drop of
 0.625 - 0.575 passes ``--max-drop ...=0.05``.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from evalwh.engine import duckdb
@@ -59,10 +61,26 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Regression:
+    """A question or claim that got worse since the baseline, as the comparison views say."""
+
+    kind: str        # questions | claims: the --max-regressions count it belongs to
+    id: str          # the question or claim id
+    severity: float  # question_changes.severity / claim_changes.severity: higher is worse
+    reason: str      # the views' one-line reason
+
+
+@dataclass(frozen=True)
 class CheckResult:
     run_id: str
     previous_run: str | None
     outcomes: list[Outcome]
+    # what each counted kind's --max-regressions compared: every regression, most severe first
+    regressions: list[Regression] = field(default_factory=list)
+
+    def regressed(self, kind: str) -> list[Regression]:
+        """The regressions of one kind (questions, claims), most severe first."""
+        return [r for r in self.regressions if r.kind == kind]
 
     @property
     def ok(self) -> bool:
@@ -139,18 +157,33 @@ def evaluate_regressions(condition: Condition, worse: dict[str, int] | None) -> 
                    f"{count} {noun} got worse")
 
 
+def regressed(
+    con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, kinds: Collection[str] = tuple(REGRESSIONS)
+) -> list[Regression]:
+    """The questions and claims of ``kinds`` that got worse from ``baseline`` to ``run_id``, each kind's
+    most severe first (then by ordinal); a kind not asked for is not compared, since over large runs
+    each comparison costs both runs' scores (each read one run at a time underneath,
+    ``evalwh.history.pairs``)."""
+    found: list[Regression] = []
+    for kind in REGRESSIONS:
+        if kind not in kinds:
+            continue
+        view = REGRESSIONS[kind]
+        key = "question_id" if kind == "questions" else "claim_id"
+        with pair_changes(con, view, baseline, run_id) as source:
+            rows = con.execute(f"SELECT {key}, severity, reason FROM {source} WHERE baseline_run_id = ? "
+                               "AND run_id = ? AND change = 'worse' ORDER BY severity DESC NULLS LAST, ordinal",
+                               [baseline, run_id]).fetchall()
+        found += [Regression(kind, str(i), float(sev) if sev is not None else 0.0, reason or "") for i, sev, reason in rows]
+    return found
+
+
 def regressions(
     con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, kinds: Collection[str] = tuple(REGRESSIONS)
 ) -> dict[str, int]:
-    """How many of ``kinds`` (questions, claims) got worse from ``baseline`` to ``run_id``; a kind not
-    asked for is not compared, since over large runs each comparison costs both runs' scores
-    (each read one run at a time underneath, ``evalwh.history.pairs``)."""
-    counts = {}
-    for kind in kinds:
-        with pair_changes(con, REGRESSIONS[kind], baseline, run_id) as source:
-            counts[kind] = int(con.execute(f"SELECT count(*) FROM {source} WHERE baseline_run_id = ? "
-                                           "AND run_id = ? AND change = 'worse'", [baseline, run_id]).fetchall()[0][0])
-    return counts
+    """How many of ``kinds`` (questions, claims) got worse from ``baseline`` to ``run_id`` (``regressed``)."""
+    rows = regressed(con, baseline, run_id, kinds)
+    return {kind: sum(r.kind == kind for r in rows) for kind in REGRESSIONS if kind in kinds}
 
 
 def check_on(
@@ -169,13 +202,14 @@ def check_on(
                          f"(metrics: {', '.join(known)})")
     previous = baseline_run(con, run_id, baseline)
     before = metric_values(con, previous) if previous else None
-    worse = regressions(con, previous, run_id, {c.metric for c in counted}) if previous and counted else None
+    found = regressed(con, previous, run_id, {c.metric for c in counted}) if previous and counted else []
+    worse = {kind: sum(r.kind == kind for r in found) for kind in REGRESSIONS} if previous and counted else None
     outcomes = [evaluate(c, now, before) if c.kind != "max-regressions" else evaluate_regressions(c, worse)
                 for c in conditions]
     if require_baseline:
         outcomes.insert(0, Outcome("baseline required", "require-baseline", "", 0.0, None, None, previous is not None,
                                    f"compared with {previous}" if previous else NO_BASELINE))
-    return CheckResult(run_id, previous, outcomes)
+    return CheckResult(run_id, previous, outcomes, found)
 
 
 def run_check(
@@ -199,9 +233,26 @@ def conditions(n: int) -> str:
     return f"{n} condition" if n == 1 else f"{n} conditions"
 
 
+# how many regressions of a kind the text output names under its condition; json, md and junit name all
+NAMED_IN_TEXT = 10
+
+
+def regression_line(r: Regression) -> str:
+    """``q3 (severity 5): outcome correct action -> wrong action (...)``."""
+    return f"{r.id} (severity {fmt_number(r.severity)}): {r.reason}"
+
+
 def format_text(result: CheckResult) -> str:
-    """One line per condition, then a summary line."""
-    lines = [f"{'ok  ' if o.ok else 'FAIL'}  {o.condition}: {o.detail}" for o in result.outcomes]
+    """One line per condition, each --max-regressions one followed by the first NAMED_IN_TEXT regressions
+    it counted (most severe first, indented), then a summary line."""
+    lines = []
+    for o in result.outcomes:
+        lines.append(f"{'ok  ' if o.ok else 'FAIL'}  {o.condition}: {o.detail}")
+        if o.kind == "max-regressions":
+            named = result.regressed(o.metric)
+            lines += [f"      {regression_line(r)}" for r in named[:NAMED_IN_TEXT]]
+            if len(named) > NAMED_IN_TEXT:
+                lines.append(f"      ... and {len(named) - NAMED_IN_TEXT} more (check -f json or -f md names them all)")
     if result.ok:
         held = "the condition holds" if len(result.outcomes) == 1 else f"all {len(result.outcomes)} conditions hold"
         lines.append(f"run {result.run_id}: {held}")
@@ -213,10 +264,45 @@ def format_text(result: CheckResult) -> str:
 def format_json(result: CheckResult) -> str:
     """Machine-readable result."""
     payload = {"run_id": result.run_id, "previous_run": result.previous_run, "ok": result.ok,
-               "conditions": [asdict(o) for o in result.outcomes]}
+               "conditions": [asdict(o) for o in result.outcomes],
+               "regressions": [asdict(r) for r in result.regressions]}
     return json.dumps(payload, indent=2) + "\n"
 
 
 def format_md(result: CheckResult) -> str:
     """A pull-request comment."""
     return render("md", "check.md.j2", r=result).rstrip("\n") + "\n"
+
+
+def format_junit(result: CheckResult) -> str:
+    """JUnit XML, as CI systems (GitHub, GitLab, Jenkins, Buildkite) render test results: one testsuite for
+    the run, one testcase per condition (classname ``evalwh.gates``, a ``<failure>`` when it fails) and one
+    per question and claim that got worse (``evalwh.questions``, ``evalwh.claims``), most severe first: a
+    ``<failure>`` with its reason when the condition counting it failed, else the reason as its output."""
+    from xml.etree import ElementTree as ET
+
+    failed_kinds = {o.metric for o in result.failed if o.kind == "max-regressions"}
+    cases: list[ET.Element] = []
+    for o in result.outcomes:
+        case = ET.Element("testcase", classname="evalwh.gates", name=o.condition)
+        if not o.ok:
+            ET.SubElement(case, "failure", type="gate", message=o.detail).text = f"{o.condition}: {o.detail}"
+        cases.append(case)
+    for r in result.regressions:
+        case = ET.Element("testcase", classname=f"evalwh.{r.kind}", name=r.id)
+        line = f"severity {fmt_number(r.severity)}: {r.reason}"
+        if r.kind in failed_kinds:
+            ET.SubElement(case, "failure", type="regression", message=r.reason).text = line
+        else:
+            ET.SubElement(case, "system-out").text = f"got worse, within the gate: {line}"
+        cases.append(case)
+    failures = sum(case.find("failure") is not None for case in cases)
+    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": "0"}
+    suites = ET.Element("testsuites", name="evalwh check", **counts)
+    suite = ET.SubElement(suites, "testsuite", name=f"evalwh check: run {result.run_id}", skipped="0", **counts)
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="run_id", value=result.run_id)
+    ET.SubElement(properties, "property", name="baseline", value=result.previous_run or "")
+    suite.extend(cases)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -168,14 +168,15 @@ def summary_line(run: dict[str, Any], previous: str | None, metrics: list[Metric
     return "; ".join(parts) + "."
 
 
-# the rows of the comparison views for some labels, unordered: `changed` orders each label's by ordinal
+# the rows of the comparison views for some labels, unordered: `changed` orders each label's the most
+# severe first (a worse row's severity), then by ordinal
 QUESTION_CHANGES = """
     SELECT question_id, ordinal, question, expected, old_answer, new_answer, old_action, new_action, old_outcome,
-           new_outcome, old_f1, new_f1, worse_in, better_in, change
+           new_outcome, old_f1, new_f1, worse_in, better_in, change, severity, reason
     FROM {changes}
     WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
 CLAIM_CHANGES = """
-    SELECT claim_id, ordinal, text, quote, cited_ids, old_status, new_status, change
+    SELECT claim_id, ordinal, text, quote, cited_ids, old_status, new_status, change, severity, reason
     FROM {changes}
     WHERE baseline_run_id = $a AND run_id = $b AND change IN (SELECT unnest($labels::VARCHAR[]))"""
 # the cited chunks of some claims of one run, in the claims' order of citing them
@@ -207,8 +208,8 @@ def changed(
         try:
             for label in labels:
                 total = scalar(con, "SELECT count(*) FROM temp.report_changes WHERE change = ?", [label])
-                rows = dicts(con, f"SELECT * FROM temp.report_changes WHERE change = ? ORDER BY ordinal "
-                                  f"LIMIT {int(limit)}", [label])
+                rows = dicts(con, "SELECT * FROM temp.report_changes WHERE change = ? "
+                                  f"ORDER BY severity DESC NULLS LAST, ordinal LIMIT {int(limit)}", [label])
                 if view == "claim_changes":
                     _with_cited_chunks(con, rows, baseline, run_id)
                 found[label].append(Capped(rows, total))

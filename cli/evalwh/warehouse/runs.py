@@ -73,14 +73,26 @@ def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
     return row[0] if row else None
 
 
+def require_same_dataset(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, hint: str) -> None:
+    """A UsageError when the two runs belong to different datasets: their questions and claims are not
+    the same ones, so the comparison views pair runs of one dataset only (run_pairs)."""
+    datasets = dict(con.execute("SELECT run_id, dataset FROM runs WHERE run_id IN (?, ?)", [baseline, run_id]).fetchall())
+    if datasets.get(baseline) != datasets.get(run_id):
+        def name(d: object) -> str:
+            return "no dataset" if d is None else f"dataset {d!r}"
+        raise UsageError(f"runs {baseline!r} ({name(datasets.get(baseline))}) and {run_id!r} "
+                         f"({name(datasets.get(run_id))}) belong to different datasets; {hint}")
+
+
 def baseline_run(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> str | None:
     """What ``run_id`` is compared with: ``baseline`` (a run id or 'latest') if given, else the
-    previous run of its dataset (None when there is none)."""
+    previous run of its dataset (None when there is none). A baseline of another dataset is a UsageError."""
     if baseline is None:
         return previous_run(con, run_id)
     chosen = resolve_run(con, baseline)
     if chosen == run_id:
         raise UsageError(f"--baseline {baseline!r} is the run itself; choose another run")
+    require_same_dataset(con, chosen, run_id, "choose a baseline of the run's own dataset")
     return chosen
 
 
