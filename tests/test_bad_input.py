@@ -177,7 +177,8 @@ CASES: list[Case] = [
          "claims.csv.gz: not a valid gzip file"),
     Case("a file both plain and compressed", lambda s: chapter(s, lambda d: shutil.copy(d / "claims.csv",
          d / "claims.csv.zst")), "both claims.csv and claims.csv.zst are present"),
-    Case("existing run without --replace", lambda s: ["seed"], "run 'chapter3' already exists; pass --replace"),
+    Case("existing run with other input, without --replace", lambda s: ["seed", "--label", "another"],
+         "run 'chapter3' already exists with other input; pass --replace"),
     # --- columns ---
     Case("missing column", lambda s: chapter(s, lambda d: edit(d / "chunks.csv", "chunk_id,doc_id,text",
          "chunk_id,doc_id,body")), "chunks.csv, column text: missing column 'text'"),

@@ -704,3 +704,25 @@ def test_runs_of_different_datasets_are_compared_only_when_asked(hr: Path, tmp_p
         assert con.execute("SELECT count(*) FROM question_changes WHERE 'synth' IN (run_id, baseline_run_id)"
                            ).fetchone() == (0,)
         assert con.execute("SELECT count(*) FROM run_pairs_all WHERE NOT same_dataset").fetchone() == (4,)
+
+
+def test_loading_identical_input_again_is_a_no_op_and_other_input_an_error(tmp_path: Path) -> None:
+    db = tmp_path / "wh.duckdb"
+    folder = run_folder(tmp_path, "eval-data", BASE_ANSWERS, BASE_CLAIMS)
+    assert cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1")[0] == 0
+    before = db.read_bytes()
+    code, out, err = cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1")
+    assert (code, out, err) == (0, "", "evalwh: run 'ci-1' already loaded from identical input; nothing written\n")
+    assert db.read_bytes() == before  # nothing written
+    # another label, or a file changed by one byte, is other input
+    code, out, err = cli(db, "load", str(folder), "--run", "ci-1", "--label", "v2")
+    assert (code, out) == (2, "") and "run 'ci-1' already exists with other input; pass --replace" in err
+    write_csv(folder / "responses.csv", ["question_id", "output"],
+              [(q, f"Answer: {a}\nSources: {s}") for q, (a, s) in NEXT_ANSWERS.items()])
+    code, _, err = cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1")
+    assert code == 2 and "other input" in err
+    assert cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1", "--replace")[0] == 0
+    with open_warehouse(db) as con:
+        digest = con.execute("SELECT content_digest FROM runs").fetchall()
+    assert len(digest) == 1 and len(digest[0][0]) == 64
+    assert cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1")[0] == 0  # the replaced run's input

@@ -56,12 +56,17 @@ def run_job(steps: list[dict[str, Any]], workdir: Path, cache: Path, number: int
         if uses.startswith(("actions/checkout@", "actions/setup-python@")):
             continue  # the folder is the checkout; the tests run on a Python with evalwh installed
         if uses.startswith("actions/cache/restore@"):
+            exact = cache / expand(step["with"]["key"], number)
             saved = sorted(cache.glob("*"), key=lambda p: p.stat().st_mtime_ns)
-            if saved:  # restore-keys: the newest entry with the prefix
+            if exact.exists():  # the key itself: a re-run of a job finds its first attempt's entry
+                shutil.copy(exact / step["with"]["path"], workdir / step["with"]["path"])
+            elif saved:  # restore-keys: the newest entry with the prefix
                 shutil.copy(saved[-1] / step["with"]["path"], workdir / step["with"]["path"])
             continue
         if uses.startswith("actions/cache/save@"):
             entry = cache / expand(step["with"]["key"], number)
+            if entry.exists():  # a key is written once: a re-run's save warns and keeps the first attempt's entry
+                continue
             entry.mkdir()
             shutil.copy(workdir / step["with"]["path"], entry / step["with"]["path"])
             continue
@@ -70,7 +75,10 @@ def run_job(steps: list[dict[str, Any]], workdir: Path, cache: Path, number: int
             continue
         assert not uses, f"a step the test cannot play: {uses}"
         command = expand(step["run"], number)
-        if command == "pip install evalwh":
+        if command.startswith("pip install"):
+            # evalwh is installed here already; the step must install it from a wheel or its repository,
+            # never by a bare package name that no index serves
+            assert command.split()[2:] != ["evalwh"] and ("git+" in command or ".whl" in command), command
             continue
         done = subprocess.run(["bash", "-e", "-c", command], cwd=workdir, env=env, capture_output=True,
                               text=True, timeout=300)
@@ -94,6 +102,12 @@ def test_the_documented_workflow_fails_the_second_job_on_its_regressions(tmp_pat
         assert data.name == "eval-data"
         (workdir / "evalwh.toml").write_text(config, encoding="utf-8")
         jobs.append(run_job(steps, workdir, cache, number))
+    # "Re-run failed jobs" on the second: the same run number and run id, a fresh runner
+    workdir = tmp_path / "job2-again"
+    workdir.mkdir()
+    run_folder(workdir, "eval-data", NEXT_ANSWERS, NEXT_CLAIMS)
+    (workdir / "evalwh.toml").write_text(config, encoding="utf-8")
+    again = run_job(steps, workdir, cache, 2)
     first, second = jobs
     # the first job: no baseline, so the drop and regression gates hold with a note; its own
     # figures pass (2 of 3 claims supported >= 0.5, no dangling claim)
@@ -109,3 +123,8 @@ def test_the_documented_workflow_fails_the_second_job_on_its_regressions(tmp_pat
     assert "### What got worse since ci-1" in second.summary  # the report step
     assert "| q3: What is the guest wifi password? |" in second.summary
     assert "**❌ FAIL**: 4 of 5 gates failed (evalwh.toml)" in second.summary
+    # the re-run restores the warehouse the first attempt saved, which holds ci-2 already: the load of
+    # identical input is a no-op, and the gate runs and fails on the same regressions
+    assert "run 'ci-2' already loaded from identical input; nothing written" in again.stderr
+    assert (again.failed_step, again.exit_code) == ("evalwh check", 1), again.stderr
+    assert "evalwh: check failed: 4 of 5 conditions" in again.stderr

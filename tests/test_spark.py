@@ -30,6 +30,7 @@ from evalwh.logs import import_logs
 from evalwh.resources import model_sources
 from tests.conftest import write_table
 from tests.test_axes import bracket_run
+from tests.test_changes import BASE_ANSWERS, BASE_CLAIMS, NEXT_ANSWERS, NEXT_CLAIMS, run_folder
 from tests.test_fuzz import SAMPLE_FORMATS, TEXT, write_mutated_sample
 
 LOGS_DIR = Path(__file__).resolve().parent / "logs"
@@ -94,8 +95,8 @@ def bracket_answers(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The seeds, a tf-idf run, a unicode-tokenizer run, a bracket run, a graded run and every sample log,
-    in one warehouse, exported."""
+    """The seeds, a tf-idf run, a unicode-tokenizer run, a bracket run, a graded run, two runs of one dataset
+    that differ, and every sample log, in one warehouse, exported."""
     folder = tmp_path_factory.mktemp("spark")
     db = folder / "wh.duckdb"
     runner = CliRunner()
@@ -107,6 +108,9 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     load_run(db, graded_run(folder / "graded"), run="graded")
     # the sweep over retrieval scores (score_sweep): the built-in retriever's scores of the handbook
     load_run(db, HANDBOOK, run="scored", score_thresholds=[0.5, 1.0, 2.0, 3.5])
+    # two runs of one dataset whose questions and claims change (question_changes, claim_changes)
+    load_run(db, run_folder(folder, "monday", BASE_ANSWERS, BASE_CLAIMS))
+    load_run(db, run_folder(folder, "tuesday", NEXT_ANSWERS, NEXT_CLAIMS))
     for log in sorted(p for p in LOGS_DIR.iterdir() if p.is_file()):
         assert import_logs(db, [log]).requests > 0, log.name
     assert runner.invoke(app, ["--db", str(db), "export", str(folder / "export")]).exit_code == 0

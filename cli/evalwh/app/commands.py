@@ -205,6 +205,9 @@ def parse_score_thresholds(text: str | None) -> list[float]:
 
 
 def report_load(ctx: typer.Context, result: LoadResult) -> None:
+    if result.unchanged:
+        note(ctx, f"run {result.run_id!r} already loaded from identical input; nothing written")
+        return
     counts = ", ".join(f"{n} {table}" for table, n in result.counts.items())
     verb = "replaced" if result.replaced else "loaded"
     note(ctx, f"{verb} run {result.run_id!r}: {counts}; {result.normalised} chunk texts normalised")

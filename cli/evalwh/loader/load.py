@@ -67,6 +67,21 @@ class LoadResult:
     normalised: int = 0  # chunk texts new to the warehouse, normalised by this load
     unparsed: tuple[str, ...] = ()  # question ids of the responses that do not parse, in file order
     reader_format: str = "two_line"
+    unchanged: bool = False  # the run already held exactly this input: nothing was written
+
+
+def input_digest(paths: Iterable[Path], settings: dict[str, Any]) -> str:
+    """A sha256 of the input files' bytes (in the given order, each with its name) and the load's settings:
+    what a run's ``content_digest`` holds, so that a load of identical input under its id is recognised."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"{path.name}\0".encode())
+        with path.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
 
 
 def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], str]:
@@ -505,11 +520,17 @@ def load_run(
                 # the sweep over retrievals.score (the view score_sweep), only when asked for
                 **({"score_thresholds": sorted(set(float(t) for t in score_thresholds))} if score_thresholds else {}),
             }
+            dataset = settings.dataset or default_dataset or directory.resolve().name
+            stopwords_file = directory / "stopwords.txt"
+            digest = input_digest(
+                [staged[kind].path for kind in sorted(staged)] + ([stopwords_file] if stopwords_file.is_file() else []),
+                {"params": params, "label": label, "dataset": dataset, "created_at": settings.created_at})
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
-                            source=source or source_path(directory), replace=replace,
-                            dataset=settings.dataset or default_dataset or directory.resolve().name,
-                            metrics=metrics, invocation=invocation, created_at=settings.created_at)
+                            source=source or source_path(directory), replace=replace, dataset=dataset,
+                            metrics=metrics, invocation=invocation, created_at=settings.created_at, digest=digest)
             advance(1)
+        if counts.pop("unchanged", 0):
+            return LoadResult(run_id=run_id, replaced=False, unchanged=True, reader_format=settings.format)
         replaced = counts.pop("replaced") == 1
         unparsed = tuple(unparsed_responses(con, run_id))
         return LoadResult(run_id=run_id, replaced=replaced, normalised=counts.pop("normalised"), counts=counts,
@@ -535,18 +556,23 @@ def holds_capital_sigma(con: duckdb.DuckDBPyConnection, staged: Iterable[Staged]
 def _write(
     con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
     params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str, metrics: bool,
-    invocation: Invocation, created_at: dt.datetime | None = None,
+    invocation: Invocation, created_at: dt.datetime | None = None, digest: str | None = None,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction, then (when ``metrics``) its headline
-    metrics in a second; counts rows, plus ``replaced``."""
+    metrics in a second; counts rows, plus ``replaced``. A run of this id whose ``content_digest`` is
+    ``digest`` is left as it is (``unchanged``), unless ``replace``."""
     attach(con, db, read_only=False, invocation=invocation)
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
     with transaction(con):
         migrate(con, db)
-        exists = scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]) > 0
+        stored = con.execute("SELECT content_digest FROM runs WHERE run_id = ?", [run_id]).fetchall()
+        exists = bool(stored)
         if exists and not replace:
-            raise UsageError(f"run {run_id!r} already exists; pass --replace to swap it, or --run to name a new one")
+            if digest is not None and stored[0][0] == digest:
+                return {"unchanged": 1}  # a re-run of the same load: the run is already there, as it would be written
+            raise UsageError(f"run {run_id!r} already exists with other input; pass --replace to swap it, or --run "
+                             "to name a new one")
         if exists:
             for table in run_tables(con):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
@@ -563,7 +589,7 @@ def _write(
                 created = previous + dt.timedelta(microseconds=1)
         con.execute(
             "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
-            "? AS dataset", [run_id, created, label, source, json.dumps(params), dataset]
+            "? AS dataset, ? AS content_digest", [run_id, created, label, source, json.dumps(params), dataset, digest]
         )
         counts = write_run(con, run_id, staged, settings, best_scores=metrics)
     if metrics:
