@@ -297,6 +297,10 @@ CASES: list[Case] = [
     Case("JSONL claim without a quote key", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
          {"claim_id": "c1", "text": "t", "quote": ""}, {"claim_id": "c2", "text": "t"}]), (d / "citations.csv").unlink())),
          "claims.jsonl, row 2, column quote: missing key 'quote'"),
+    Case("JSONL claim whose quote is null", lambda s: chapter(s, lambda d: (to_jsonl(d, "claims", [
+         {"claim_id": "c1", "text": "t", "quote": ""}, {"claim_id": "c2", "text": "t", "quote": None}]),
+         (d / "citations.csv").unlink())),
+         "claims.jsonl, row 2, column quote: 'quote' is null (an empty value is written \"\")"),
     Case("JSONL claims with a cited list and a citations file", lambda s: chapter(s, lambda d: to_jsonl(d, "claims", [
          {"claim_id": "c1", "text": "t", "quote": "q", "cited": ["handbook-1"]}])),
          "claims.jsonl, column cited: claims carry a cited list and citations.csv exists; keep one"),

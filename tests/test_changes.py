@@ -516,7 +516,7 @@ def view_changes(db: Path, facts: list[dict]) -> dict[str, tuple[str, float | No
 
 def side(run: str, qid: str, expected: str, outcome: str | None, action: str | None, em: int | None,
          f1: float | None, axes: tuple[bool | None, bool | None, bool | None]) -> dict:
-    return dict(zip(FACT_COLUMNS, (run, qid, int(qid[1:]), "?", expected, "a", action, outcome, em, f1, *axes)))
+    return dict(zip(FACT_COLUMNS, (run, qid, int(qid[1:]), "?", expected, "a", action, outcome, em, f1, *axes), strict=True))
 
 
 def test_every_pair_of_outcomes_is_decided_outcome_first(hr: Path, tmp_path: Path) -> None:
@@ -537,7 +537,7 @@ def test_every_pair_of_outcomes_is_decided_outcome_first(hr: Path, tmp_path: Pat
                 for axis in axes:
                     n += 1
                     qid = f"q{n}"
-                    sides = []
+                    sides: list[dict | None] = []
                     for run, outcome, i in (("monday", old_outcome, 0), ("tuesday", new_outcome, 1)):
                         if outcome == "absent":
                             sides.append(None)

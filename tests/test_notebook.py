@@ -21,7 +21,7 @@ from tests.test_docs import run_page_example
 
 HANDBOOK = REPO / "seeds" / "handbook"
 # the columns of a base table that say where a run came from rather than what it holds
-PROVENANCE = {"source", "created_at", "run_id", "label", "dataset"}
+PROVENANCE = {"source", "created_at", "run_id", "label", "dataset", "content_digest"}
 
 
 def read_rows(folder: Path, name: str) -> list[dict[str, str]]:
@@ -154,3 +154,77 @@ def test_arrow_and_polars_tables_load_in_a_process_that_never_imported_duckdb(tm
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[('c1', 'SUPPORTED')]"
+
+
+# what a notebook does before asking for a relation: nothing, or any public method of the face
+BEFORE = {
+    "nothing": lambda wh: None,
+    "runs": lambda wh: wh.runs().fetchall(),
+    "view": lambda wh: wh.view("claim_status").fetchall(),
+    "sql": lambda wh: wh.sql("SELECT count(*) FROM claims").fetchall(),
+    "metrics": lambda wh: wh.metrics(),
+    "run_id": lambda wh: wh.run_id("latest"),
+    "views": lambda wh: wh.views(),
+    "check": lambda wh: wh.check(min={"claims": 1}, max_regressions={"claims": 0}),
+    "report": lambda wh: wh.report(fmt="md"),
+    "load": lambda wh: wh.load(CHAPTER3, run="again", label="again"),
+    "load identical": lambda wh: wh.load(CHAPTER3, run="chapter3", label=None, dataset="chapter3"),
+}
+RELATIONS = {
+    "runs": lambda wh: wh.runs(),
+    "view": lambda wh: wh.view("claim_status"),
+    "every run's view": lambda wh: wh.view("claim_status", run=None),
+    "sql": lambda wh: wh.sql("SELECT run_id, count(*) AS n FROM claims GROUP BY ALL ORDER BY ALL"),
+}
+
+
+@pytest.fixture(scope="module")
+def chapter3_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("nb") / "wh.duckdb"
+    evalwh.load_run(db, CHAPTER3, run="chapter3", default_dataset="chapter3")
+    return db
+
+
+@pytest.mark.parametrize("relation", list(RELATIONS))
+@pytest.mark.parametrize("before", list(BEFORE))
+def test_every_relation_fetches_prints_and_fetches_again_after_any_method(
+    chapter3_db: Path, tmp_path: Path, before: str, relation: str,
+) -> None:
+    db = tmp_path / "wh.duckdb"
+    shutil.copy(chapter3_db, db)
+    with evalwh.Warehouse(db) as wh:
+        BEFORE[before](wh)
+        rel = RELATIONS[relation](wh)
+        first = rel.fetchall()
+        assert first and rel.fetchall() == first  # fetched twice
+        assert str(rel).count("\n") >= len(first[:5])  # printed
+        assert len(rel.df()) == len(first)
+        again = RELATIONS[relation](wh)  # asked for again, after all that
+        assert again.fetchall() == first
+        BEFORE[before](wh)  # and the method once more after the relations
+        assert RELATIONS[relation](wh).fetchall() == first or before.startswith("load")
+
+
+def test_the_face_is_listed_and_typed() -> None:
+    names = set(dir(evalwh))
+    assert {"Warehouse", "load_run", "load_frames", "import_logs", "open_warehouse", "materialize",
+            "build_report", "queries", "Invocation", "__version__"} <= names
+    assert (REPO / "cli" / "evalwh" / "py.typed").is_file()
+    # what type checkers see of the lazy face: each name imported under TYPE_CHECKING from where it lives
+    source = (REPO / "cli" / "evalwh" / "__init__.py").read_text(encoding="utf-8")
+    for name in evalwh.__all__:
+        if name != "__version__":
+            assert f"import {name} as {name}" in source, name
+
+
+def test_overrides_take_run_toml_s_shape_and_name_an_unknown_key(tmp_path: Path) -> None:
+    wh = evalwh.Warehouse(tmp_path / "wh.duckdb")
+    result = wh.load(HANDBOOK, run="nested", overrides={"retrieval": {"top_k": 2}, "reader": {"format": "two_line"}})
+    flat = wh.load(HANDBOOK, run="flat", overrides={"top_k": 2})
+    assert result.counts == flat.counts
+    assert wh.sql("SELECT DISTINCT params->>'top_k' FROM runs").fetchall() == [("2",)]
+    with pytest.raises(UsageError, match=r"unknown key 'fromat' in \[reader\] \(allowed: abstain_marker"):
+        wh.load(HANDBOOK, run="x", overrides={"reader": {"fromat": "bracket"}})
+    with pytest.raises(UsageError, match="unknown key 'readr'"):
+        wh.load(HANDBOOK, run="x", overrides={"readr": {"format": "bracket"}})
+    wh.close()

@@ -17,9 +17,20 @@ lazily (``import evalwh`` loads none of it):
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what the lazy face below hands out, as type checkers and editors see it
+    from evalwh import queries as queries
+    from evalwh.history.materialize import materialize as materialize
+    from evalwh.invocation import Invocation as Invocation
+    from evalwh.loader import load_run as load_run
+    from evalwh.loader.frames import load_frames as load_frames
+    from evalwh.logs import import_logs as import_logs
+    from evalwh.notebook import Warehouse as Warehouse
+    from evalwh.report import build_report as build_report
+    from evalwh.warehouse import open_warehouse as open_warehouse
 
 _FACE = {
     "Warehouse": "evalwh.notebook",
@@ -33,6 +44,11 @@ _FACE = {
 }
 
 __all__ = ["__version__", "queries", *_FACE]
+
+
+def __dir__() -> list[str]:
+    """The face beside the module's own names, so tab completion in a notebook lists it."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
 
 
 def __getattr__(name: str) -> Any:

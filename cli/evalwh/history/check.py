@@ -298,8 +298,8 @@ def format_junit(result: CheckResult) -> str:
         cases.append(case)
     failures = sum(case.find("failure") is not None for case in cases)
     counts = {"tests": str(len(cases)), "failures": str(failures), "errors": "0"}
-    suites = ET.Element("testsuites", name="evalwh check", **counts)
-    suite = ET.SubElement(suites, "testsuite", name=f"evalwh check: run {result.run_id}", skipped="0", **counts)
+    suites = ET.Element("testsuites", {"name": "evalwh check", **counts})
+    suite = ET.SubElement(suites, "testsuite", {"name": f"evalwh check: run {result.run_id}", "skipped": "0", **counts})
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="run_id", value=result.run_id)
     ET.SubElement(properties, "property", name="baseline", value=result.previous_run or "")

@@ -85,6 +85,26 @@ def jsonl_line_of_row(path: Path, row: int) -> int | None:
     return None
 
 
+def jsonl_record(path: Path, row: int) -> object:
+    """The ``row``-th non-blank line of a JSON-lines file, parsed (None where it cannot be read or parsed):
+    what an error message looks into to tell a key that is absent from one whose value is null."""
+    if not readable_here(path):
+        return None
+    import json
+
+    seen = 0
+    with open_bytes(path) as handle:
+        for raw in handle:
+            if raw.strip():
+                seen += 1
+                if seen == row:
+                    try:
+                        return json.loads(raw)
+                    except ValueError:
+                        return None
+    return None
+
+
 def csv_bad_utf8(path: Path, delim: str) -> tuple[int, str, int] | None:
     """``(row, column, line)`` of the first field holding bytes that are not UTF-8, or None."""
     if not readable_here(path):

@@ -128,7 +128,29 @@ def read_run_toml(directory: Path) -> RunSettings:
     return _check(RunSettings(**values), path.name, from_file=True)
 
 
+def flat_overrides(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Overrides given flat (``{"format": "bracket"}``) or in run.toml's shape (``{"reader": {"format":
+    "bracket"}}``), as one flat dict; a key run.toml does not allow is a UsageError naming it."""
+    keys = {key: table for table, names in ALLOWED.items() for key in names}
+    flat: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if name in ALLOWED and isinstance(value, dict):
+            for key, inner in value.items():
+                if key not in ALLOWED[name]:
+                    raise UsageError(f"overrides: unknown key {key!r} in [{name}] (allowed: {', '.join(ALLOWED[name])})")
+                flat[key] = inner
+        elif name in keys:
+            flat[name] = value
+        else:
+            raise UsageError(f"overrides: unknown key {name!r} (run.toml's tables: {', '.join(ALLOWED)}; keys: "
+                             f"{', '.join(keys)})")
+    return flat
+
+
 def with_overrides(settings: RunSettings, **overrides: Any) -> RunSettings:
-    """``settings`` with every override that is not None applied (flags of ``evalwh load``)."""
-    chosen = {k: v for k, v in overrides.items() if v is not None}
+    """``settings`` with every override that is not None applied (flags of ``evalwh load``, or the
+    library's ``overrides``, flat or in run.toml's shape)."""
+    chosen = {k: v for k, v in flat_overrides(overrides).items() if v is not None}
+    if "stopwords" in chosen and isinstance(chosen["stopwords"], list):
+        chosen["stopwords"] = tuple(chosen["stopwords"])
     return _check(replace(settings, **chosen), "load", from_file=False) if chosen else settings

@@ -213,9 +213,10 @@ def _stage_csv(con: duckdb.DuckDBPyConnection, path: Path, raw: str) -> None:
             raise InputError(path.name, f"cannot parse as {data_suffix(path)[1:].upper()}: {detail}") from exc
     else:
         raise InputError(path.name, f"a line is longer than {max_line:,} bytes")
-    reject = con.execute(
+    rejects_found = con.execute(
         f"SELECT line, column_name, error_type, error_message FROM {rejects} ORDER BY line LIMIT 1"
-    ).fetchone()
+    ).fetchall()
+    reject = rejects_found[0] if rejects_found else None
     if reject:
         _check_csv_utf8(path, delim)
         line, column, error_type, message = reject
@@ -266,9 +267,9 @@ def _stage_jsonl(
         raise InputError(path.name, f"line {found[0]}: {found[1]}" if found else "malformed JSON")
     bad = con.execute(
         f"SELECT rowid + 1 FROM {raw}_objects WHERE json_type(json) <> 'OBJECT' ORDER BY rowid LIMIT 1"
-    ).fetchone()
+    ).fetchall()
     if bad:
-        raise InputError(path.name, "expected one JSON object per line", row=int(bad[0]))
+        raise InputError(path.name, "expected one JSON object per line", row=int(bad[0][0]))
     written = dict(con.execute(  # each key and how often it is written, in order of first use
         f"SELECT key, count(*) FROM (SELECT unnest(json_keys(json)) AS key, rowid AS r FROM {raw}_objects) "
         "GROUP BY key ORDER BY min(r), key").fetchall())
@@ -327,7 +328,7 @@ def _check_json_types(
             test += (f" OR coalesce(list_bool_or(list_transform(json_extract(json, {_json_path(key)[:-1]}[*]'), "
                      "lambda e: json_type(e) <> 'VARCHAR' OR contains(e ->> '$', '|'))), FALSE)")
         tests.append(f"min(CASE WHEN {test} THEN rowid END), count(json_type(json, {_json_path(key)}))")
-    results = con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchone() or ()
+    results = next(iter(con.execute(f"SELECT {', '.join(tests)} FROM {objects}").fetchall()), ())
     firsts, holders = results[0::2], results[1::2]
     found = [(row, key) for row, key in zip(firsts, keys, strict=True) if row is not None]
     if found:
@@ -379,8 +380,8 @@ def file_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> list[s
     header = con.execute(
         f"SELECT * FROM read_csv({sql_literal(str(path))}, header=false, all_varchar=true, "
         f"delim={sql_literal(csv_delimiter(path))}, {quoting(csv_delimiter(path))}) LIMIT 1"
-    ).fetchone()
-    return [str(value) for value in header or ()]
+    ).fetchall()
+    return [str(value) for value in (header[0] if header else ())]
 
 
 def _check_repeated_columns(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
@@ -415,9 +416,9 @@ def _check_list_column(con: duckdb.DuckDBPyConnection, staged_name: str, raw: st
     bad = con.execute(
         f"SELECT rowid + 1 FROM {raw} WHERE {sql_identifier(column)} IS NOT NULL "
         f"AND try_cast({sql_identifier(column)} AS VARCHAR[]) IS NULL ORDER BY rowid LIMIT 1"
-    ).fetchone()
+    ).fetchall()
     if bad:
-        raise InputError(staged_name, "expected a list of chunk ids", row=int(bad[0]), column=column)
+        raise InputError(staged_name, "expected a list of chunk ids", row=int(bad[0][0]), column=column)
 
 
 def stage(

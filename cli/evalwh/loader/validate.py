@@ -7,7 +7,6 @@ column. A citation of an unknown chunk is not an error: it is DANGLING.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from evalwh.engine import duckdb
 from evalwh.errors import InputError, shortened
 from evalwh.loader.encoding import data_suffix
+from evalwh.loader.locate import jsonl_record
 from evalwh.loader.sources import Staged, reject_extra_columns, shown_name
 from evalwh.sqltext import sql_identifier, sql_literal
 from evalwh.vocabulary import EXPECTED_ACTIONS, PLAIN_DECIMAL
@@ -59,7 +59,8 @@ SPECS: dict[str, TableSpec] = {
 
 
 def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> tuple | None:
-    return con.execute(sql, list(params)).fetchone()
+    rows = con.execute(sql, list(params)).fetchall()
+    return rows[0] if rows else None
 
 
 def reject_first(
@@ -97,8 +98,14 @@ def has_tab_or_newline(text: str) -> str:
     return " OR ".join(f"contains({text}, chr({code}))" for code in (9, 10, 13))
 
 
-def _missing_key(column: str, value: object) -> str:
-    return f"missing key {column!r} (an empty value is written \"\")"
+def reject_null_values(con: duckdb.DuckDBPyConnection, staged: Staged, column: str) -> None:
+    """A JSON-lines record whose ``column`` is absent or null: an input error saying which of the two
+    (read from the record itself, as both stage as NULL)."""
+    row = _first(con, f"SELECT row_no FROM {staged.table} WHERE {sql_identifier(column)} IS NULL ORDER BY row_no LIMIT 1")
+    if row:
+        record = jsonl_record(staged.path, int(row[0]))
+        what = f"{column!r} is null" if isinstance(record, dict) and column in record else f"missing key {column!r}"
+        raise InputError(staged.name, f"{what} (an empty value is written \"\")", row=row[0], column=column)
 
 
 def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSpec) -> None:
@@ -116,7 +123,7 @@ def validate_table(con: duckdb.DuckDBPyConnection, staged: Staged, spec: TableSp
         # a JSON record can lack a key, unlike a CSV row, whose empty field is the empty string (and
         # a Parquet file converted from CSV by DuckDB, where that empty field became a null)
         for column in spec.required:
-            reject_first(con, staged, column, f"{sql_identifier(column)} IS NULL", functools.partial(_missing_key, column))
+            reject_null_values(con, staged, column)
     for column in spec.ids:
         col = sql_identifier(column)
         reject_first(con, staged, column, f"{col} IS NULL OR {col} = ''", lambda _: "empty id")

@@ -129,7 +129,8 @@ def first_failed(checks: list[tuple[str, str]]) -> str:
 
 def _raise_first_bad(con: duckdb.DuckDBPyConnection, skip_bad: bool, files: dict[str, LogFile] | None = None) -> None:
     # by line; two requests of one record (an OTLP file) by their messages, as the Spark import does
-    first = con.execute("SELECT file, line, error FROM bad ORDER BY file, line, error LIMIT 1").fetchone()
+    found = con.execute("SELECT file, line, error FROM bad ORDER BY file, line, error LIMIT 1").fetchall()
+    first = found[0] if found else None
     if first and not skip_bad:
         unit = files[first[0]].unit if files and first[0] in files else "line"
         raise InputError(first[0], f"{unit} {first[1]}: {first[2]} (use --skip-bad to set such records aside)")

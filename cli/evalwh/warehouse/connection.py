@@ -280,7 +280,9 @@ def _reusable(con: duckdb.DuckDBPyConnection) -> bool:
 
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: object = None) -> tuple[Any, ...]:
     """The row of a query that always returns exactly one (aggregates, a known run)."""
-    row = con.execute(sql, params or []).fetchone()
+    # every row fetched, not fetchone(): a result left unfinished blocks the connection's next relation
+    rows = con.execute(sql, params or []).fetchall()
+    row = rows[0] if rows else None
     if row is None:
         raise WarehouseError(f"query returned no row: {sql}")
     return row

@@ -69,8 +69,8 @@ def previous_run(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
         "SELECT p.run_id FROM runs AS r JOIN runs AS p ON p.dataset IS NOT DISTINCT FROM r.dataset "
         "AND p.created_at < r.created_at WHERE r.run_id = ? ORDER BY p.created_at DESC LIMIT 1",
         [run_id],
-    ).fetchone()
-    return row[0] if row else None
+    ).fetchall()
+    return row[0][0] if row else None
 
 
 def require_same_dataset(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, hint: str) -> None:

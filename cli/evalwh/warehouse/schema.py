@@ -27,11 +27,11 @@ def file_schema_version(con: duckdb.DuckDBPyConnection) -> int:
     exists = con.execute(
         "SELECT count(*) FROM duckdb_tables() "
         "WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_version'"
-    ).fetchone()
-    if not exists or exists[0] == 0:
+    ).fetchall()[0]
+    if exists[0] == 0:
         return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
+    row = con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
+    return int(row[0]) if row[0] is not None else 0
 
 
 def check_not_newer(path: Path, found: int) -> None:

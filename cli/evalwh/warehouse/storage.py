@@ -24,8 +24,8 @@ def storage_version(path: Path) -> str | None:
     con = new_connection()
     try:
         attach(con, path, read_only=True)
-        tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchone()
-        return (tags[0] or {}).get("storage_version") if tags else None
+        tags = con.execute("SELECT tags FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchall()
+        return (tags[0][0] or {}).get("storage_version") if tags else None
     finally:
         con.close()
 
