@@ -89,6 +89,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/tfidf.py
 	$(BIN)/python bench/report_100k.py
 	$(BIN)/python bench/logs_1m.py
+	$(BIN)/python bench/export.py
 
 # 10,000,000 claims and 10,000,000 log requests: peak memory bounded by --memory-limit (about 10 minutes,
 # 6 GB of disk under the temporary folder)

@@ -53,7 +53,19 @@ def test_every_table_and_view_is_exported_whole(db: Path, tmp_path: Path) -> Non
     import io
 
     listed = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert {r["name"] for r in listed} == tables | views
+    # the question x chunk score views only when asked for
+    matrices = {"question_chunk_scores", "retriever_scores", "tfidf_scores", "tfidf_units"}
+    assert {r["name"] for r in listed} == tables | views - matrices
+    assert "left out the question x chunk score views" in result.stderr
+    every = run(db, "export", str(tmp_path / "every"), "--all")
+    assert {r["name"] for r in csv.DictReader(io.StringIO(every.stdout))} == tables | views
+    one = run(db, "export", str(tmp_path / "one"), "--include", "question_chunk_scores")
+    assert {r["name"] for r in csv.DictReader(io.StringIO(one.stdout))} == tables | views - matrices | \
+        {"question_chunk_scores"}
+    bad = run(db, "export", str(tmp_path / "bad"), "--include", "claim_status")
+    assert (bad.exit_code, bad.stdout) == (2, "") and "not a view left out by default" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+    out = tmp_path / "every"
     assert {r["kind"] for r in listed if r["name"] in views} == {"view"}
     con = duckdb.connect()
     for name in sorted(tables | views):
@@ -64,7 +76,7 @@ def test_every_table_and_view_is_exported_whole(db: Path, tmp_path: Path) -> Non
         same_rows(db, name, read_back(con, out, path, "parquet"), columns)
     # the large tables are partitioned by run, as Spark and Polars expect
     assert sorted(p.name for p in (out / "questions").iterdir()) == [
-        "run_id=chapter3", "run_id=handbook", "run_id=three-axis"]
+        "run=chapter3", "run=handbook", "run=three-axis"]
 
 
 def test_one_run_as_csv(db: Path, tmp_path: Path) -> None:
@@ -72,7 +84,7 @@ def test_one_run_as_csv(db: Path, tmp_path: Path) -> None:
         assert run(db, "seed", seed).exit_code == 0
     out = tmp_path / "one"
     assert run(db, "export", str(out), "--run", "handbook", "--file-format", "csv").exit_code == 0
-    assert [p.name for p in (out / "questions").iterdir()] == ["run_id=handbook"]
+    assert [p.name for p in (out / "questions").iterdir()] == ["run=handbook"]
     con = duckdb.connect()
     exported = read_back(con, out, "questions/", "csv")
     assert con.execute(f"SELECT count(*) FROM {exported}").fetchone()[0] == \
@@ -98,8 +110,8 @@ def test_export_never_writes_into_a_folder_that_holds_files(db: Path, tmp_path: 
 
 
 def test_a_numeric_looking_run_id_stays_text_in_every_reader(db: Path, tmp_path: Path) -> None:
-    """The run id is inside every partitioned file as well as in its folder's name, so pandas and Polars,
-    told to ignore the folder names, read run 007 as the text '007' and join it with the view files."""
+    """The run id is inside every partitioned file as run_id, its folder named run=<id>, so pandas and Polars
+    read a table folder as it is, run 007 as the text '007', and join it with the view files."""
     import pandas as pd
     import polars as pl
 
@@ -114,6 +126,25 @@ def test_a_numeric_looking_run_id_stays_text_in_every_reader(db: Path, tmp_path:
     metrics = pd.read_parquet(out / "views" / "run_metrics.parquet")
     assert len(frame.merge(metrics, on="run_id")) == len(frame)
     assert set(pl.read_parquet(str(out / "questions" / "**" / "*.parquet"), hive_partitioning=False)["run_id"]) == {"007"}
+
+
+def test_pandas_and_polars_read_a_table_folder_as_written(db: Path, tmp_path: Path) -> None:
+    import pandas as pd
+    import polars as pl
+
+    from evalwh.loader import load_run
+    from tests.conftest import CHAPTER3
+
+    load_run(db, CHAPTER3, run="chapter3")
+    load_run(db, CHAPTER3, run="2026", default_dataset="chapter3")
+    out = tmp_path / "export"
+    assert run(db, "export", str(out)).exit_code == 0
+    claims = rows(db, "SELECT run_id, claim_id, text FROM claims ORDER BY ALL")
+    frame = pd.read_parquet(out / "claims")  # plain: the folder names are read as a column of their own
+    assert sorted(zip(frame["run_id"], frame["claim_id"], frame["text"], strict=True)) == claims
+    polars = pl.read_parquet(out / "claims")
+    assert sorted(polars.select("run_id", "claim_id", "text").iter_rows()) == claims
+    assert set(polars["run_id"]) == {"chapter3", "2026"}
 
 
 def test_the_list_format_and_the_file_format(db: Path, tmp_path: Path) -> None:

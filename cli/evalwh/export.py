@@ -5,6 +5,13 @@ Hive-partitioned by ``run_id`` where the table has one (``DIR/claims/run_id=x/..
 also inside every file, so a reader that ignores the folder names keeps ``'007'`` a string), and
 each view to ``DIR/views/<view>.parquet``, so pandas, Polars, Spark or a BI tool can read
 the data without evalwh. The folder is written whole or not at all.
+
+A partition folder is named ``run=<id>``, not ``run_id=<id>``: a reader that takes the folder names
+as a column (pandas, Polars and DuckDB do by default) adds ``run`` beside the file's own ``run_id``
+instead of finding two types for one column. The views that score every question against every
+chunk (``MATRICES``) are written only when asked for (``include``, ``all_views``): they hold runs'
+questions times chunks, far more rows than the rest together. Views are computed under the views'
+memory cap, spilling past it.
 """
 
 from __future__ import annotations
@@ -12,18 +19,21 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalwh.engine import duckdb
-from evalwh.errors import UsageError
+from evalwh.errors import UsageError, closest
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.rows import Rows
 from evalwh.sqltext import sql_literal
-from evalwh.warehouse.connection import one, open_warehouse
+from evalwh.warehouse.connection import limit_memory, one, open_warehouse
 from evalwh.warehouse.runs import resolve_run
 
 EXPORT_FORMATS = ("parquet", "csv")
+# the question x chunk score views, exported only when asked for
+MATRICES: tuple[str, ...] = ("question_chunk_scores", "retriever_scores", "tfidf_scores", "tfidf_units")
 
 
 @dataclass(frozen=True)
@@ -51,17 +61,25 @@ def _relations(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
 
 def _copy(con: duckdb.DuckDBPyConnection, select: str, target: Path, fmt: str, partition: bool) -> None:
     options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER"
-    if partition:  # the run id stays in each file too: read as text, not as the folder name's guessed type
-        options += ", PARTITION_BY (run_id), WRITE_PARTITION_COLUMNS true"
+    if partition:  # folders run=<id>; the run id stays in each file as run_id, text as in the warehouse
+        select = f"SELECT *, run_id AS run FROM ({select})"
+        options += ", PARTITION_BY (run)"
     con.execute(f"COPY ({select}) TO {sql_literal(str(target))} ({options})")
 
 
 def export_warehouse(
     db: Path, directory: Path, fmt: str = "parquet", run: str | None = None, invocation: Invocation = QUIET,
+    *, include: Sequence[str] = (), all_views: bool = False,
 ) -> list[Exported]:
-    """Write every table and view of the warehouse at ``db`` (only ``run``'s rows, if given) under ``directory``."""
+    """Write every table and view of the warehouse at ``db`` (only ``run``'s rows, if given) under
+    ``directory``, but the score matrices (MATRICES) only where ``include`` names them or ``all_views``."""
     if fmt not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {fmt!r} (use {' or '.join(EXPORT_FORMATS)})")
+    unknown = [name for name in include if name not in MATRICES]
+    if unknown:
+        raise UsageError(f"--include {unknown[0]!r}: not a view left out by default{closest(unknown[0], list(MATRICES))} "
+                         f"(those are {', '.join(MATRICES)}; every other table and view is always written)")
+    left_out = set() if all_views else set(MATRICES) - set(include)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise UsageError(f"{directory}: exists and is not an empty folder; choose a new folder")
     directory.parent.mkdir(parents=True, exist_ok=True)
@@ -69,8 +87,11 @@ def export_warehouse(
     exported: list[Exported] = []
     try:
         with open_warehouse(db, invocation=invocation, udfs=False) as con:
+            limit_memory(con, invocation.memory_limit)
             run_id = resolve_run(con, run) if run is not None else None
             for name, kind, has_run in _relations(con):
+                if kind == "view" and name in left_out:
+                    continue
                 where = " WHERE run_id = $run" if run_id is not None and has_run else ""
                 select = f'SELECT * FROM "{name}"{where}'
                 if run_id is not None and has_run:

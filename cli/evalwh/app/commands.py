@@ -164,9 +164,9 @@ def main_options(
     ] = False,
     memory_limit: Annotated[
         Optional[str], typer.Option("--memory-limit", envvar="EVALWH_MEMORY_LIMIT", metavar="SIZE",
-                                    help="DuckDB's memory for a load, a log import, or the views report, site, diff and "
+                                    help="DuckDB's memory for a load, a log import, or the views report, site, export, diff and "
                                     "check compute (500MB, 2GB); past it, it spills to temporary files (default: "
-                                    "1GB for a load, 1200MB for an import, 700MB for report and site, "
+                                    "1GB for a load, 1200MB for an import, 700MB for report, site and export, "
                                     "DuckDB's own for diff and check).")
     ] = None,
     version: Annotated[
@@ -776,12 +776,19 @@ def export_command(
                                            "(default: table on a terminal, else csv).")
     ] = None,
     output: OutputOption = None,
+    include: Annotated[
+        Optional[list[str]], typer.Option("--include", metavar="VIEW", help="Also write this question x chunk score "
+                                          "view (question_chunk_scores, retriever_scores, tfidf_scores, tfidf_units), "
+                                          "left out by default; repeat for more.")
+    ] = None,
+    all_views: Annotated[bool, typer.Option("--all", help="Write the question x chunk score views too.")] = False,
 ) -> None:
-    """Write every base table (Hive-partitioned by run_id) and every view to DIR, with DuckDB's COPY.
+    """Write every base table (Hive-partitioned by run) and every view to DIR, with DuckDB's COPY.
 
-    Prints one row per table and view: name, kind, rows, path (relative to DIR). Partitioned files
-    hold their run_id too: read them with pandas.read_parquet(path, partitioning=None) or
-    polars.read_parquet(path + "/**/*.parquet", hive_partitioning=False) to keep it text.
+    Prints one row per table and view: name, kind, rows, path (relative to DIR). A run's files are
+    in DIR/<table>/run=<id>/ and hold their run_id as text: pandas.read_parquet(DIR/claims) and
+    polars.read_parquet(DIR/claims) read them as they are (the folder name adds a column run). The
+    views scoring every question against every chunk are written only with --include or --all.
 
     Example: evalwh export warehouse-parquet/ -r nightly
 
@@ -793,7 +800,11 @@ def export_command(
     if fmt is ListFormat.csv and source is not None and source.name == "DEFAULT":  # its old meaning was the files
         note(ctx, "export --format sets how the list of written files is printed; the files' own format is "
                   "--file-format (parquet)")
-    exported = export.export_warehouse(db_path(ctx), directory, file_format.value, run, global_options(ctx).invocation)
+    exported = export.export_warehouse(db_path(ctx), directory, file_format.value, run, global_options(ctx).invocation,
+                                       include=include or (), all_views=all_views)
+    left_out = [name for name in export.MATRICES if not all_views and name not in (include or ())]
+    if left_out:
+        note(ctx, f"left out the question x chunk score views ({', '.join(left_out)}); --include VIEW or --all writes them")
     chosen = fmt.value if fmt is not None else ("table" if sys.stdout.isatty() and to_file(output) is None else "csv")
     emit_rows(ctx, export.exported_rows(exported), Format(chosen), output)
     note(ctx, f"wrote {len(exported)} tables and views to {directory}")

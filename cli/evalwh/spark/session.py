@@ -40,6 +40,8 @@ def register(spark: Any, export_dir: Path, views: Iterable[str] | None = None) -
     for folder in sorted(Path(export_dir).iterdir()):
         if folder.is_dir() and folder.name != "views":
             frame = spark.read.option("basePath", str(folder)).parquet(str(folder))
+            if "run" in frame.columns and "run_id" in frame.columns:  # the partition folder's name: run_id is inside
+                frame = frame.drop("run")
             frame.createOrReplaceTempView(folder.name)
     wanted = set(views if views is not None else portable_views())
     needed = wanted | upstream(model_inputs(model_sources()), wanted)
