@@ -414,6 +414,10 @@ def test_the_html_report_leads_with_the_verdict_and_what_got_worse(hr: Path, tmp
     assert code == 0
     top = first_screen(html, "<h2>Metrics</h2>")
     assert 'data-verdict="fail"' in top and "questions worse &lt;= 1: 2 questions got worse" in top
+    # beside the metric cards, the regression counts: q3 and q4 worse, q2 better; c1 and c4 worse, c2 better
+    assert '<div class="name">questions worse</div><div class="value">2</div>\n    <div class="worse">vs monday; ' \
+           '1 better</div>' in top
+    assert '<div class="name">claims worse</div><div class="value">2</div>' in top
     worse = top[top.index('<h2 id="worse"'):top.index('<h2 id="better"')]
     assert [row.split("</span>")[0] for row in worse.split('<tr class="worse"><td><span class="id">')[1:]] == \
         ["q3", "q4", "c1", "c4"]

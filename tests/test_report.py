@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from evalwh.app import app
@@ -253,3 +254,28 @@ def test_claims_csv_keeps_its_order_past_one_row_group(tmp_path: Path) -> None:
     with (tmp_path / "report.claims.csv").open(encoding="utf-8", newline="") as f:
         written = [(row["claim_id"], row["status"]) for row in csv.DictReader(f)]
     assert written == expected
+
+
+def test_a_trend_axis_spans_the_data_so_a_failed_drop_shows() -> None:
+    from evalwh.history.check import Condition
+    from evalwh.report.gather import Trend, trends
+
+    # 0.956 -> 0.943 fails --max-drop 0.01: drawn on an axis from 0 it would move 1.4 of 110 units
+    t = Trend("action_accuracy", [("a", 0.956), ("b", 0.95), ("c", 0.943)])
+    ys = [y for _, y, _, _ in t.coords()]
+    assert all(0 <= y <= Trend.HEIGHT for y in ys)
+    assert ys[-1] - ys[0] > Trend.HEIGHT / 2
+    assert 0.9 < t.low < 0.943 < 0.956 < t.high <= 1
+    # a flat line still has an axis; a share never leaves 0..1; a count keeps its own range
+    flat = Trend("supported_share", [("a", 1.0), ("b", 1.0)])
+    assert flat.low < 1.0 == flat.high and flat.coords()[0][1] == 0
+    assert Trend("claims", [("a", 100.0), ("b", 120.0)]).high > 120
+    # a gate's line: --min's limit; --max-drop's the baseline less the drop, or more where lower is better
+    values = {"a": {"action_accuracy": 0.956, "dangling": 2.0}, "b": {"action_accuracy": 0.943, "dangling": 3.0}}
+    found = trends(values, ["a", "b"], ["action_accuracy", "dangling"],
+                   [Condition("max-drop", "action_accuracy", 0.01), Condition("max-drop", "dangling", 0.5)])
+    assert [(t.metric, t.threshold) for t in found] == [("action_accuracy", (pytest.approx(0.946), "drop gate 0.946")),
+                                                        ("dangling", (2.5, "drop gate 2.500"))]
+    gated = trends(values, ["a", "b"], ["action_accuracy"], [Condition("min", "action_accuracy", 0.9)])[0]
+    assert gated.threshold == (0.9, "gate >= 0.900") and gated.low < 0.9  # the line is inside the axis
+    assert 0 <= gated.y(0.9) <= Trend.HEIGHT

@@ -13,12 +13,13 @@ from typing import Any
 
 from evalwh.engine import duckdb
 from evalwh.errors import UsageError
-from evalwh.history.check import CheckResult, check_on
+from evalwh.history.check import CheckResult, Condition, check_on
 from evalwh.history.compare import MetricChange as Metric
 from evalwh.history.compare import metric_changes
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
 from evalwh.history.pairs import pair_changes
+from evalwh.output.templates import fmt_number
 from evalwh.report.highlight import segments
 from evalwh.report.narrative import case_sentence
 from evalwh.vocabulary import (
@@ -30,6 +31,7 @@ from evalwh.vocabulary import (
     REPORT_JUDGE_TOLERANCE,
     REPORT_MAX_ROWS,
     STATUSES,
+    direction,
 )
 from evalwh.warehouse.connection import dicts, one, scalar
 from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run, unparsed_responses
@@ -56,28 +58,46 @@ class Trend:
 
     metric: str
     points: list[tuple[str, float]]
+    # a gate's line on the value axis, where one is set on the metric: (value, label such as ">= 0.9")
+    threshold: tuple[float, str] | None = None
 
     # the plot area of the chart, in SVG units
     WIDTH = 300
     HEIGHT = 110
 
+    def _range(self) -> tuple[float, float]:
+        """The values drawn, the gate's line among them: their smallest and largest."""
+        values = [v for _, v in self.points] + ([self.threshold[0]] if self.threshold else [])
+        return min(values), max(values)
+
+    def _pad(self) -> float:
+        """A tenth of the values' span on each side, so that no point sits on the frame (a flat line: a
+        twentieth of its value, at least 0.01)."""
+        lo, hi = self._range()
+        return (hi - lo) / 10 if hi > lo else max(abs(hi) / 20, 0.01)
+
     @property
     def low(self) -> float:
-        """The bottom of the value axis: 0 unless a value is negative."""
-        return min(0.0, *(v for _, v in self.points))
+        """The bottom of the value axis: the data's range, not 0, so a drop that fails a gate shows
+        (a share's axis stays within 0 and 1)."""
+        lo, _ = self._range()
+        return max(lo - self._pad(), 0.0) if lo >= 0 else lo - self._pad()
 
     @property
     def high(self) -> float:
-        """The top of the value axis: 1 for shares, else the largest value (never equal to the bottom)."""
-        top = max(v for _, v in self.points)
-        return 1.0 if 0 <= top <= 1 and self.low >= 0 else (top if top > self.low else self.low + 1)
+        """The top of the value axis (a share's at most 1; never equal to the bottom)."""
+        lo, hi = self._range()
+        top = hi + self._pad()
+        return min(top, 1.0) if 0 <= lo and hi <= 1 else top
+
+    def y(self, value: float) -> float:
+        """The chart's y of ``value``, down from the top of the plot area."""
+        return round(self.HEIGHT * (1 - (value - self.low) / (self.high - self.low)), 1)
 
     def coords(self) -> list[tuple[float, float, str, float]]:
         """(x, y, run id, value) of each point, x from the oldest run to the newest, y up from the bottom."""
         n = len(self.points)
-        span = self.high - self.low
-        return [(round(self.WIDTH * (i / (n - 1) if n > 1 else 0.5), 1),
-                 round(self.HEIGHT * (1 - (v - self.low) / span), 1), run_id, v)
+        return [(round(self.WIDTH * (i / (n - 1) if n > 1 else 0.5), 1), self.y(v), run_id, v)
                 for i, (run_id, v) in enumerate(self.points)]
 
 
@@ -130,14 +150,28 @@ class ReportData:
 
 
 
-def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str]) -> list[Trend]:
+def trends(values: dict[str, dict[str, float | None]], run_ids: list[str], names: list[str],
+           conditions: Sequence[Condition] = ()) -> list[Trend]:
     """Each named metric over ``run_ids``, from each run's metric values (runs where it is undefined are
-    skipped, and so are metrics no run has)."""
+    skipped, and so are metrics no run has), with its gate's line where ``conditions`` set one: a
+    ``--min`` or ``--max`` limit, or for ``--max-drop`` the next-to-last point's value less the drop
+    allowed (more, where lower is better)."""
     out = []
     for name in names:
         points = [(run_id, value) for run_id in run_ids if (value := values[run_id].get(name)) is not None]
-        if points:
-            out.append(Trend(name, points))
+        if not points:
+            continue
+        line = None
+        for c in conditions:
+            if c.metric != name:
+                continue
+            if c.kind in ("min", "max"):
+                line = (c.limit, f"gate {'>=' if c.kind == 'min' else '<='} {fmt_number(c.limit)}")
+            elif c.kind == "max-drop" and len(points) > 1:
+                before = points[-2][1]
+                floor = before + c.limit if direction(name) == "lower" else before - c.limit
+                line = (floor, f"drop gate {fmt_number(floor)}")
+        out.append(Trend(name, points, line))
     return out
 
 
@@ -422,7 +456,8 @@ def gather(
         headline=headline,
         summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"],
                              (worse.claims.total, worse.questions.total) if worse else None),
-        trends=trends({r: values[r] for r in history}, history, [m.name for m in headline]),
+        trends=trends({r: values[r] for r in history}, history, [m.name for m in headline],
+                      gates.conditions if gates is not None else ()),
         status_counts=[(s, counts[s]) for s in STATUSES],
         claims=_claims(con, run_id, source, max_rows),
         sweep=sweep,
