@@ -271,7 +271,8 @@ def test_a_trend_axis_spans_the_data_so_a_failed_drop_shows() -> None:
     assert flat.low < 1.0 == flat.high and flat.coords()[0][1] == 0
     assert Trend("claims", [("a", 100.0), ("b", 120.0)]).high > 120
     # a gate's line: --min's limit; --max-drop's the baseline less the drop, or more where lower is better
-    values = {"a": {"action_accuracy": 0.956, "dangling": 2.0}, "b": {"action_accuracy": 0.943, "dangling": 3.0}}
+    values: dict[str, dict[str, float | None]] = {"a": {"action_accuracy": 0.956, "dangling": 2.0},
+                                                  "b": {"action_accuracy": 0.943, "dangling": 3.0}}
     found = trends(values, ["a", "b"], ["action_accuracy", "dangling"],
                    [Condition("max-drop", "action_accuracy", 0.01), Condition("max-drop", "dangling", 0.5)])
     assert [(t.metric, t.threshold) for t in found] == [("action_accuracy", (pytest.approx(0.946), "drop gate 0.946")),
