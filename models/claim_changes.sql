@@ -41,7 +41,7 @@ labelled AS (
 )
 SELECT
     run_id, baseline_run_id, claim_id, ordinal, text, quote, cited_ids, old_status, new_status, change,
-    CASE WHEN change = 'worse' THEN 3.0 END AS severity,
+    CASE WHEN change = 'worse' THEN CAST(3 AS DOUBLE) END AS severity,
     CASE
         WHEN change = 'removed' THEN 'only in the baseline'
         WHEN old_status IS NULL THEN 'new claim: ' || new_status

@@ -110,7 +110,7 @@ def test_a_browser_clicks_from_the_index_to_a_regressed_question_and_its_chunk(s
         assert page.title() == "tuesday · question q3"
         assert page.locator("#answer").inner_text() == "14 days"
         page.screenshot(path=str(tmp_path / "3-question.png"), full_page=True)
-        page.locator("table").first.get_by_role("link", name="h1", exact=True).click()
+        page.locator("table:not(.side-by-side)").first.get_by_role("link", name="h1", exact=True).click()
         assert page.title() == "tuesday · chunk h1"
         assert page.locator("#chunk-text").inner_text() == "Staff get 25 days of annual leave."
         page.screenshot(path=str(tmp_path / "4-chunk.png"), full_page=True)
@@ -118,3 +118,46 @@ def test_a_browser_clicks_from_the_index_to_a_regressed_question_and_its_chunk(s
     assert all(url.startswith(site.as_uri()) for url in requests), requests
     for shot in ("1-index", "2-run", "3-question", "4-chunk"):
         assert (tmp_path / f"{shot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_question_and_a_claim_page_show_the_baseline_side_and_what_changed(site: Path) -> None:
+    # tuesday against monday (tests/test_changes.py, by hand): q3 was refused correctly and is answered,
+    # q4's F1 fell 1.0 -> 0.5; c1 was SUPPORTED and is NUMBER_MISMATCH; c4 is new and DANGLING
+    q3 = (site / "runs" / "tuesday" / "questions" / "q3.html").read_text(encoding="utf-8")
+    assert '<h2 id="against-baseline">Against baseline <a href="../../monday/index.html">monday</a></h2>' in q3
+    assert '<td class="text">NOT IN HANDBOOK</td><td class="text">14 days</td>' in q3
+    assert "<td>refuse (correct action)</td><td>answer (wrong action)</td>" in q3
+    assert ('<p id="change" class="worse"><strong>worse</strong> (severity 5): outcome correct action -&gt; wrong '
+            "action (expected refuse, the response did answer); worse in outcome, refusal") in q3
+    q4 = (site / "runs" / "tuesday" / "questions" / "q4.html").read_text(encoding="utf-8")
+    assert "<td>EM / F1</td><td>1 / 1</td><td>0 / 0.500</td>" in q4 and "(severity 1.500): f1 1.0 -&gt; 0.5" in q4
+    c1 = (site / "runs" / "tuesday" / "claims" / "c1.html").read_text(encoding="utf-8")
+    assert "Status in monday: SUPPORTED, now NUMBER_MISMATCH: <strong>worse</strong> (severity 3)" in c1
+    c4 = (site / "runs" / "tuesday" / "claims" / "c4.html").read_text(encoding="utf-8")
+    assert "Not in the baseline: a new claim (<strong>worse</strong>)." in c4
+    # monday has no baseline: no such section
+    assert "Against baseline" not in (site / "runs" / "monday" / "questions" / "q3.html").read_text(encoding="utf-8")
+
+
+def test_a_run_page_filters_to_what_failed_or_changed_and_the_index_fits_1280_px(site: Path) -> None:
+    _need_browser()
+    console: list[str] = []
+    with opened(site / "runs" / "tuesday" / "index.html", console, []) as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        table = page.locator("table[data-toggles]")
+        def shown() -> list[str]:
+            return [t.split("\n")[0].strip() for t in table.locator("tbody tr:visible td:first-child").all_inner_texts()]
+        # tuesday's claims: c1 NUMBER_MISMATCH, c2 SUPPORTED, c4 DANGLING, c5 SUPPORTED; changed: c1, c2, c4, c5
+        # against monday (c3 was removed)
+        assert sorted(shown()) == ["c1", "c2", "c4", "c5"]
+        page.locator("input.only-failing").check()
+        assert sorted(shown()) == ["c1", "c4"]
+        page.locator("input.only-failing").uncheck()
+        page.locator("input.only-changed").check()
+        assert sorted(shown()) == ["c1", "c2", "c4", "c5"]
+        page.goto((site / "index.html").as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        # every run's headline metrics in view: the table fits its box, nothing hidden to the right
+        assert page.evaluate("Math.max(...[...document.querySelectorAll('.scroll')]"
+                             ".map(box => box.scrollWidth - box.clientWidth))") == 0
+    assert [c for c in console if c.startswith(("error", "pageerror"))] == []

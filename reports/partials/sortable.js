@@ -1,5 +1,7 @@
 // Every table with class "sortable": click a header to sort by that column (numbers as numbers,
-// again to reverse), type in the box above it to show only the rows containing the text.
+// again to reverse), type in the box above it to show only the rows containing the text. A table whose
+// data-toggles names "failing" or "changed" also gets a checkbox for each: "only failing" and "only what
+// changed" show only the rows whose data-failing or data-changed is 1.
 (function () {
   function key(cell) {
     var text = (cell ? cell.textContent : "").trim();
@@ -18,12 +20,29 @@
     filter.className = "filter";
     filter.setAttribute("aria-label", "filter the rows of the table below");
     table.parentNode.insertBefore(filter, table);
-    filter.addEventListener("input", function () {
+    var toggles = (table.getAttribute("data-toggles") || "").split(" ").filter(Boolean);
+    var only = {};
+    function apply() {
       var wanted = filter.value.toLowerCase();
       Array.prototype.forEach.call(body.rows, function (row) {
-        row.style.display = row.textContent.toLowerCase().indexOf(wanted) >= 0 ? "" : "none";
+        var shown = row.textContent.toLowerCase().indexOf(wanted) >= 0;
+        toggles.forEach(function (name) {
+          if (only[name] && row.getAttribute("data-" + name) !== "1") { shown = false; }
+        });
+        row.style.display = shown ? "" : "none";
       });
+    }
+    toggles.forEach(function (name) {
+      var label = document.createElement("label");
+      var box = document.createElement("input");
+      box.type = "checkbox";
+      box.className = "only-" + name;
+      box.addEventListener("change", function () { only[name] = box.checked; apply(); });
+      label.appendChild(box);
+      label.appendChild(document.createTextNode(name === "failing" ? " only failing " : " only what changed "));
+      table.parentNode.insertBefore(label, table);
     });
+    filter.addEventListener("input", apply);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, column) {
       header.classList.add("sort");
       header.addEventListener("click", function () {

@@ -6,8 +6,10 @@ Layout of DIR::
     index.html                          every dataset with its runs (and their trends from three runs)
     runs/<run>/index.html               the run's report, every id a link
     runs/<run>/compare.html             the run against its baseline: metrics, questions, claims
-    runs/<run>/questions/<id>.html      text, expected behaviour, retrieved chunks, answer, claims, axes
-    runs/<run>/claims/<id>.html         text, quote, status, cited chunks, its question
+    runs/<run>/questions/<id>.html      text, expected behaviour, retrieved chunks, answer, claims, axes,
+                                        and the baseline's side (answer, action, EM/F1, axes) with the change
+    runs/<run>/claims/<id>.html         text, quote, status, cited chunks, its question, and its status in
+                                        the baseline with the change
     runs/<run>/chunks/<id>.html         text, the questions that retrieved it, the claims that cite it
 
 Every question of a run gets a page; claims get one when the run page or the comparison lists them
@@ -34,6 +36,7 @@ from evalwh.errors import UsageError
 from evalwh.history.compare import diff_runs
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source
+from evalwh.history.pairs import pair_changes
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import render
 from evalwh.report.gather import DEFAULT_MAX_ROWS, LEAVES_OPEN, ReportData, gather, gather_history
@@ -186,15 +189,42 @@ def listed_claims(report: ReportData, comparison: list[dict[str, Any]] | None) -
     return ids
 
 
+# what a question's and a claim's page show of the baseline beside the run (question_changes, claim_changes)
+BASELINE_QUESTIONS = """
+    SELECT question_id, old_answer, old_action, old_outcome, old_exact_match, old_f1, old_retrieval_ok,
+           old_citation_ok, old_refusal_ok, change, worse_in, better_in, severity, reason
+    FROM {changes} WHERE baseline_run_id = $a AND run_id = $b"""
+BASELINE_CLAIMS = """
+    SELECT claim_id, old_status, change, severity, reason
+    FROM {changes} WHERE baseline_run_id = $a AND run_id = $b"""
+
+
+def baseline_sides(con: duckdb.DuckDBPyConnection, baseline: str, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """Question id -> its baseline side and change, and claim id -> the same, for the pages of ``run_id``."""
+    sides: dict[str, dict[str, dict[str, Any]]] = {}
+    for kind, view, sql, key in (("questions", "question_changes", BASELINE_QUESTIONS, "question_id"),
+                                 ("claims", "claim_changes", BASELINE_CLAIMS, "claim_id")):
+        with pair_changes(con, view, baseline, run_id) as changes:
+            rows = dicts(con, sql.replace("{changes}", changes), {"a": baseline, "b": run_id})
+        sides[kind] = {row[key]: row for row in rows}
+    return sides
+
+
 def gather_run(con: duckdb.DuckDBPyConnection, run_id: str, max_rows: int, gates: Gates | None) -> RunSite:
     report = gather(con, run_id, max_rows, gates=gates)
     comparison = None
+    sides: dict[str, dict[str, dict[str, Any]]] = {"questions": {}, "claims": {}}
     if report.previous is not None:
         comparison = diff_runs(con, report.previous, run_id)[2].dicts()
+        sides = baseline_sides(con, report.previous, run_id)
     # the claim statuses from history, or from the live view once per connection, as the report read them
     statuses = claim_statuses_source(con, run_id)
     questions = question_pages(con, run_id, statuses)
     claims = claim_pages(con, run_id, statuses, listed_claims(report, comparison))
+    for q in questions:
+        q["baseline"] = sides["questions"].get(q["question_id"])
+    for c in claims:
+        c["baseline"] = sides["claims"].get(c["claim_id"])
     chunk_ids = {r["chunk_id"] for q in questions for r in q["retrieved"]}
     chunk_ids |= {q["gold_chunk_id"] for q in questions if q["gold_chunk_id"]}
     chunk_ids |= {p["chunk_id"] for c in claims for p in c["citations"]}
@@ -221,12 +251,14 @@ def write_run(root: Path, site: RunSite) -> None:
                                                "compare": "compare.html" if report.previous else None},
                                          **common))
     nav = {"home": "../../../index.html", "run": "../index.html", "run_id": site.pages.run_id}
+    side = {"baseline": report.previous, "baseline_href": f"../{baseline_href}" if baseline_href else None,
+            "compare": "../compare.html" if report.previous else None}
     for q in site.questions:
         _write(folder / "questions" / page_name(q["question_id"]),
-               render("html", "site/question.html.j2", q=q, nav=nav, ref=linker(site.pages, 1)))
+               render("html", "site/question.html.j2", q=q, nav=nav, ref=linker(site.pages, 1), side=side))
     for c in site.claims:
         _write(folder / "claims" / page_name(c["claim_id"]),
-               render("html", "site/claim.html.j2", c=c, nav=nav, ref=linker(site.pages, 1)))
+               render("html", "site/claim.html.j2", c=c, nav=nav, ref=linker(site.pages, 1), side=side))
     for k in site.chunks:
         _write(folder / "chunks" / page_name(k["chunk_id"]),
                render("html", "site/chunk.html.j2", k=k, nav=nav, ref=linker(site.pages, 1)))
