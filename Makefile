@@ -1,5 +1,6 @@
-# make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed, print the evidence,
-#            write cases.tsv and the run's HTML and Markdown reports under out/
+# make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed (cases.tsv) and two runs of the
+#            handbook, the second worse; write the latest run's HTML and Markdown reports under out/ and
+#            gate it, naming what got worse
 # make test: add the test extras to .venv and run the test suite
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
 #            as CI has it, so pyspark's own types are checked (every evalwh import resolved)
@@ -30,13 +31,16 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP) $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(BIN)/evalwh --db evalwh.duckdb seed chapter3 --replace
-	$(BIN)/evalwh --db evalwh.duckdb evidence
-	$(BIN)/evalwh --db evalwh.duckdb cases -o cases.tsv
+	$(BIN)/evalwh --db evalwh.duckdb seed chapter3
+	$(BIN)/evalwh --db evalwh.duckdb cases -r chapter3 -o cases.tsv
+	$(BIN)/evalwh --db evalwh.duckdb seed handbook
+	$(BIN)/evalwh --db evalwh.duckdb seed handbook-next
 	$(BIN)/evalwh --db evalwh.duckdb materialize
 	$(BIN)/evalwh --db evalwh.duckdb report --format html -o out/report.html
 	$(BIN)/evalwh --db evalwh.duckdb report --format md -o out/report.md
-	@echo "Reports: out/report.html (open it in a browser) and out/report.md; full claim tables beside them."
+	$(BIN)/evalwh --db evalwh.duckdb check --max-regressions questions=0 || true
+	@echo "handbook-next against handbook: see \"What got worse\" at the top of out/report.html (open it in a"
+	@echo "browser) or out/report.md. The chapter's evidence lines: $(BIN)/evalwh --db evalwh.duckdb evidence -r chapter3"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

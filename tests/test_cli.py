@@ -93,6 +93,13 @@ def test_status_table_lists_every_claim(cli) -> None:
     assert result.exit_code == 0
     for claim, status in [("c4", "UNCITED"), ("c6", "DANGLING"), ("c7", "SUPPORTED")]:
         assert any(claim in line and status in line for line in result.stdout.splitlines())
+    # each claim with its text and quote, as the seed's claims.csv has them
+    from tests.conftest import CHAPTER3
+
+    with (CHAPTER3 / "claims.csv").open(encoding="utf-8", newline="") as f:
+        seeded = {r["claim_id"]: (r["text"], r["quote"]) for r in csv.DictReader(f)}
+    rows = json.loads(cli("status", "-f", "json").stdout)
+    assert {r["claim_id"]: (r["text"], r["quote"]) for r in rows} == seeded
 
 
 def test_run_selection(cli, tmp_path: Path) -> None:

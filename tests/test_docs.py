@@ -196,3 +196,24 @@ def test_the_library_example_prints_what_the_page_says(tmp_path: Path, monkeypat
     assert out == printed
     assert "supported share 0.5\n" in printed and "SUPPORTED 4\n" in printed
     assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_make_demo_ends_at_what_got_worse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's evalwh commands, read from the Makefile and run in a fresh folder: the report of the latest
+    run (the handbook's second) leads with what got worse, u1 (answered, though it must be refused) first."""
+
+    from typer.testing import CliRunner
+
+    from evalwh.app import app
+
+    recipe = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    commands = [shlex.split(line.strip().removeprefix("$(BIN)/evalwh").split("||")[0])
+                for line in recipe.splitlines() if line.strip().startswith("$(BIN)/evalwh")]
+    assert [c[2] for c in commands][:4] == ["seed", "cases", "seed", "seed"]
+    monkeypatch.chdir(tmp_path)
+    codes = [CliRunner().invoke(app, args).exit_code for args in commands]
+    assert codes[:-1] == [0] * (len(codes) - 1) and codes[-1] == 1  # the gate fails, naming what got worse
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    worse = report[report.index("### What got worse since handbook"):report.index("### What got better")]
+    assert worse.index("| u1: Can I bring my dog to the office? |") < worse.index("| q1: How many days")
+    assert (tmp_path / "cases.tsv").read_text(encoding="utf-8").startswith("q1\tanswer\thandbook-1\n")  # the chapter's cases

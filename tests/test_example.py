@@ -28,6 +28,25 @@ def test_the_example_loads_with_the_statuses_its_readme_names(tmp_path: Path) ->
     assert dataset == [("hr-handbook",)]  # from its run.toml
 
 
+def test_the_example_s_next_run_shows_what_got_worse(tmp_path: Path) -> None:
+    import json
+
+    folder, db = tmp_path / "eval-data", tmp_path / "wh.duckdb"
+    assert CliRunner().invoke(app, ["--db", str(db), "init", "--example", str(folder)]).exit_code == 0
+    for run in (folder, folder / "next"):
+        assert CliRunner().invoke(app, ["--db", str(db), "load", str(run)]).exit_code == 0
+    result = CliRunner().invoke(app, ["--db", str(db), "check", "--max-regressions", "questions=0",
+                                      "--max-regressions", "claims=0", "-f", "json"])
+    assert result.exit_code == 1
+    # by hand: q3 must be refused and is answered (5); q1 '25 days' -> '20 days' against '25 days', F1 1 ->
+    # 2*1/(2+2) = 0.5 (1.5); c1 says 20 where its quote says 25: SUPPORTED -> NUMBER_MISMATCH (3)
+    found = [(r["id"], r["severity"]) for r in json.loads(result.stdout)["regressions"]]
+    assert found == [("q3", 5.0), ("q1", 1.5), ("c1", 3.0)]
+    diff = json.loads(CliRunner().invoke(app, ["--db", str(db), "diff", "-f", "json"]).stdout)
+    assert {(r["name"], r["change"]) for r in diff if r["kind"] != "metric" and r["change"] == "better"} == \
+        {("q2", "better"), ("c2", "better")}
+
+
 def test_every_example_record_meets_the_schema_written_beside_it(tmp_path: Path) -> None:
     folder = tmp_path / "ex"
     assert CliRunner().invoke(app, ["--db", str(tmp_path / "wh.duckdb"), "init", "--example", str(folder)]).exit_code == 0

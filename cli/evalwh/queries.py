@@ -123,10 +123,10 @@ def runs(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
 
 
 def claim_status(con: duckdb.DuckDBPyConnection, run: str) -> Rows:
-    """Each claim of the run with its status, in file order."""
+    """Each claim of the run with its status, cited ids, text and quote, in file order."""
     return query(
         con,
-        "SELECT claim_id, status, cited_ids FROM claim_status WHERE run_id = ? ORDER BY ordinal",
+        "SELECT claim_id, status, cited_ids, text, quote FROM claim_facts WHERE run_id = ? ORDER BY ordinal",
         [resolve_run(con, run)],
     )
 

@@ -413,7 +413,7 @@ def runs(
 @handles_errors
 def status(ctx: typer.Context, run: RunOption = LATEST, fmt: FormatOption = Format.table,
            output: OutputOption = None) -> None:
-    """Each claim's status: UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED.
+    """Each claim's status (UNCITED, DANGLING, UNSUPPORTED, NUMBER_MISMATCH or SUPPORTED), its cited ids, text and quote.
 
     Example: evalwh status -r nightly -f json | jq '.[] | select(.status != "SUPPORTED")'
     """

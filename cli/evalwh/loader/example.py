@@ -3,7 +3,9 @@
 Four chunks of an HR handbook, three questions (one that must be refused), the reader's answers,
 and four drafted claims covering every status but UNCITED: loading it shows each part of a report.
 The README beside the files says what each column is; the JSON Schemas of the files are written
-beside them (``schemas/``), generated from the loader's own specs.
+beside them (``schemas/``), generated from the loader's own specs. ``next/`` holds a second run of
+the same dataset that fixes a question and a claim and breaks two questions and a claim, so that
+loading both shows what a comparison, a report's "What got worse" and a gate say.
 """
 
 from __future__ import annotations
@@ -78,12 +80,33 @@ Edit these files into your own run, then `evalwh load <this folder>`.
   the built-in retriever runs at load).
 - `responses.csv`: question_id, output: the reader's answer in the format of run.toml's [reader].
 - `schemas/`: a JSON Schema for one record of each file.
+- `next/`: the next run of this dataset. Load it after this one (`evalwh load next`) and
+  `evalwh report` leads with what got worse: q3, which must be refused, is answered; q1 says 20
+  days; c1 says 20 days where its quote says 25. q2 and c2 are fixed.
+""",
+}
+# the next run: what differs from FILES (the same chunks, questions, retrievals and settings)
+NEXT_FILES: dict[str, str] = {
+    "responses.csv": """question_id,output
+q1,"Answer: 20 days
+Sources: leave-1"
+q2,"Answer: 16 weeks
+Sources: parental-1"
+q3,"Answer: The password is on the noticeboard.
+Sources: expenses-1"
+""",
+    "claims.csv": """claim_id,question_id,text,quote
+c1,q1,Full-time staff get 20 days of annual leave.,25 days of paid annual leave
+c2,q2,Parental leave is 16 weeks.,Parental leave is 16 weeks
+c3,q1,Unused days can be carried over.,unused days may be carried over to the next month
+c4,q1,Leave requests go to HR.,requests go to HR
 """,
 }
 
 
 def write_example(directory: Path) -> list[Path]:
-    """Write the example run into ``directory`` (new or empty); returns the files written."""
+    """Write the example run into ``directory`` (new or empty) and its next run into ``directory/next``;
+    returns the files written."""
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise UsageError(f"{directory}: not an empty folder (the example is written into a new or empty one)")
     written = []
@@ -92,6 +115,12 @@ def write_example(directory: Path) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
+    for name, text in {**FILES, **NEXT_FILES}.items():
+        if name != "README.md":
+            path = directory / "next" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
     for kind, schema in all_schemas().items():
         path = directory / "schemas" / f"{kind}.schema.json"
         path.parent.mkdir(parents=True, exist_ok=True)
