@@ -730,3 +730,16 @@ def test_loading_identical_input_again_is_a_no_op_and_other_input_an_error(tmp_p
         digest = con.execute("SELECT content_digest FROM runs").fetchall()
     assert len(digest) == 1 and len(digest[0][0]) == 64
     assert cli(db, "load", str(folder), "--run", "ci-1", "--label", "v1")[0] == 0  # the replaced run's input
+
+
+def test_the_lesson_scores_split_at_python_s_white_space_as_documented(tmp_path: Path) -> None:
+    # docs/rules.md: lesson_exact_match and lesson_f1 use evalwh's tokens, so U+001C..U+001F split words
+    # (Python's str.split), where the lesson's stringr keeps them inside one: "25\x1cdays" is the two
+    # tokens of "25 days" here, EM 1 (the lesson's R: one token, EM 0)
+    answers = dict(BASE_ANSWERS, q1=("25\x1cdays", "h1"))
+    db = tmp_path / "wh.duckdb"
+    load_run(db, run_folder(tmp_path, "sep", answers, BASE_CLAIMS))
+    with open_warehouse(db) as con:
+        row = con.execute("SELECT exact_match, f1, lesson_exact_match, lesson_f1 FROM answer_scores "
+                          "WHERE question_id = 'q1'").fetchall()
+    assert row == [(1, 1.0, 1, 1.0)]

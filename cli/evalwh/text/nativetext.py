@@ -168,14 +168,18 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
             f"(t, k) AS list_transform(list_filter(list_zip({pieces}, k), "
             f"lambda p: {strip('p[1]')} <> ''), lambda p: array_to_string(p[2], ' '))"
         ),
-        # answer_numbers(a, s): numbers(a) once each cited id in s, the longest first (in their order among
-        # ids of one length, as Python's stable sort keeps them), is replaced by a space. For ids that are
-        # not empty, which the structured format guarantees: Python's replace('', ' ') would space out every
-        # character, DuckDB's leaves the text as it is
+        # answer_numbers(a, s): numbers(a) once each cited id in s that is not empty, the longest first (in
+        # their order among ids of one length, as Python's stable sort keeps them), is replaced by a space
+        # where it stands as a whole token (no character of Python's \w before or after it). RE2 has no
+        # look-around: the id is matched with the character on either side, kept, and a second pass takes
+        # the occurrences whose side the first pass consumed ("1 1")
         "native_answer_numbers": (
             "(a, s) AS native_numbers(list_reduce(list_concat([coalesce(a, '')], list_transform(list_sort("
-            "list_transform(coalesce(s, CAST([] AS VARCHAR[])), lambda x, i: {'key': -length(x), 'at': i, 'id': x})), "
-            "lambda e: e.id)), lambda text, x: replace(text, x, ' ')))"
+            "list_transform(list_filter(coalesce(s, CAST([] AS VARCHAR[])), lambda x: x <> ''), "
+            "lambda x, i: {'key': -length(x), 'at': i, 'id': x})), "
+            f"lambda e: '(^|{not_word})' || regexp_escape(e.id) || '({not_word}|$)')), "
+            "lambda text, pattern: regexp_replace(regexp_replace(text, pattern, '\\1 \\2', 'g'), pattern, "
+            "'\\1 \\2', 'g')))"
         ),
         # first_sentence(t): up to the first . ! ? followed by white space or the end, then Python's strip().
         # The regex's match starts at the first character that is no white space and ends at the first such

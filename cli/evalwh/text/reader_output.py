@@ -54,10 +54,14 @@ def parse_output(output: str) -> dict[str, object]:
 
 
 def answer_numbers(answer: str | None, sources: list[str] | None) -> list[str]:
-    """Numbers of an answer after the cited ids are removed from its text (so ``handbook-1`` adds no 1)."""
+    r"""Numbers of an answer after the cited ids are removed from its text (so ``handbook-1`` adds no 1).
+
+    An id is removed where it stands as a whole token, with no word character (Python's ``\w``) just
+    before or after it, as the lesson's ``\bH\d{2}\b`` removes its ids: ``$1500`` cited as ``1``
+    keeps its 1500. The longer ids go first; an empty id (``Sources: H08,``) removes nothing."""
     text = answer or ""
-    for source in sorted(sources or [], key=len, reverse=True):
-        text = text.replace(source, " ")
+    for source in sorted((s for s in sources or [] if s), key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(source)}(?!\w)", " ", text)
     return numbers(text)
 
 
