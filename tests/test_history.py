@@ -208,3 +208,24 @@ def test_a_load_stopped_before_its_metrics_keeps_the_run_and_reads_them_live(db:
     monkeypatch.undo()
     assert materialize(db).runs == ["a"]
     assert rows(db, f"{STORED} ORDER BY position") == rows(db, f"{LIVE} ORDER BY position")
+
+
+def test_claim_history_covers_runs_not_materialised(tmp_path: Path) -> None:
+    from evalwh.history import materialize
+    from evalwh.loader import load_run
+    from evalwh.warehouse import open_warehouse
+    from tests.conftest import CHAPTER3
+
+    db = tmp_path / "wh.duckdb"
+    load_run(db, CHAPTER3, run="a")
+    with open_warehouse(db) as con:
+        live = con.execute("SELECT claim_id, status FROM claim_status WHERE run_id = 'a' ORDER BY ALL").fetchall()
+        assert con.execute("SELECT count(*) FROM claim_status_history").fetchone() == (0,)
+        before = con.execute("SELECT claim_id, status, materialized_at FROM claim_history ORDER BY ALL").fetchall()
+    assert [(c, s) for c, s, _ in before] == live and len(live) == 8 and {m for _, _, m in before} == {None}
+    materialize(db)
+    load_run(db, CHAPTER3, run="b", default_dataset="chapter3")
+    with open_warehouse(db) as con:
+        rows = con.execute("SELECT run_id, count(*), count(materialized_at) FROM claim_history GROUP BY ALL "
+                           "ORDER BY ALL").fetchall()
+    assert rows == [("a", 8, 8), ("b", 8, 0)]  # a from history, once; b live

@@ -80,6 +80,8 @@ def test_every_model_has_an_expected_csv_or_a_reference_test() -> None:
         "log_metrics",
         # test_changes: two runs of one dataset, every label worked out by hand
         "run_pairs", "run_pairs_all", "question_facts", "question_changes", "claim_facts", "claim_changes",
+        # test_history: a materialised run from history, a loaded one live
+        "claim_history",
         # test_score_sweep: a run with its own retrieval scores, every decision worked out by hand
         "score_sweep",
     }
