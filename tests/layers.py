@@ -35,13 +35,37 @@ def module_name(package: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _type_checking(node: ast.AST) -> bool:
+    """Whether ``node`` is ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), whose imports never run."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (what type checkers see, not what runs)."""
+    found: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        children = list(ast.iter_child_nodes(node))
+        if _type_checking(node):
+            children = [*node.orelse]  # only the else branch runs
+        stack.extend(children)
+    return found
+
+
 def imports(package: Path) -> dict[str, set[str]]:
-    """Module -> every module it imports (at any depth in its code, lazily or not)."""
+    """Module -> every module it imports when it runs (at any depth in its code, lazily or not; the imports
+    under ``if TYPE_CHECKING:`` are for type checkers only)."""
     graph: dict[str, set[str]] = {}
     for path in sorted(package.rglob("*.py")):
         name = module_name(package, path)
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

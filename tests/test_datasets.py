@@ -56,7 +56,7 @@ def test_diff_report_and_check_compare_within_the_dataset(db: Path, tmp_path: Pa
     assert "no baseline: no earlier run of this dataset" in alone.stdout
     nothing = run(db, "diff", "-f", "csv")  # no baseline: no rows, a note, and a step that does not break CI
     assert nothing.exit_code == 0
-    assert nothing.stdout == "kind,name,a,b,delta,change,detail\n"
+    assert nothing.stdout == "kind,name,a,b,delta,change,detail,severity,reason\n"
     assert "no earlier run in its dataset" in nothing.stderr
     assert run(db, "--quiet", "diff").stderr == ""
     md = run(db, "diff", "-f", "md")
@@ -67,15 +67,23 @@ def test_baseline_picks_the_run_to_compare_with(db: Path, tmp_path: Path) -> Non
     interleaved(db, tmp_path)
     check = run(db, "check", "--run", "fixed", "--baseline", "chapter3", "--max-drop", "supported_share=0")
     assert check.exit_code == 0
-    # against handbook, which has no claims, supported_share is new: reported as new, not a failure
-    new = run(db, "check", "--run", "fixed", "--baseline", "handbook", "--max-drop", "supported_share=0")
+    # a baseline of another dataset holds other questions and claims: refused, one line, exit 2
+    for command in (["check", "--run", "fixed", "--baseline", "handbook", "--max-drop", "supported_share=0"],
+                    ["report", "--run", "fixed", "--baseline", "handbook", "--format", "md"]):
+        other = run(db, *command)
+        assert (other.exit_code, other.stdout) == (2, "")
+        assert "belong to different datasets; choose a baseline of the run's own dataset" in other.stderr
+    # against a run of the dataset without claims (the handbook's files as chapter3), supported_share is new:
+    # reported as new, not a failure
+    assert run(db, "load", str(REPO / "seeds" / "handbook"), "--run", "bare", "--dataset", "chapter3").exit_code == 0
+    new = run(db, "check", "--run", "fixed", "--baseline", "bare", "--max-drop", "supported_share=0")
     assert new.exit_code == 0, new.stdout
     assert "new: the baseline has no supported_share; is 0.625" in new.stdout
     # a metric the run itself lacks still fails, as the user set the gate
-    lacking = run(db, "check", "--run", "handbook", "--baseline", "fixed", "--max-drop", "supported_share=0")
+    lacking = run(db, "check", "--run", "bare", "--baseline", "fixed", "--max-drop", "supported_share=0")
     assert lacking.exit_code == 1
-    report = run(db, "report", "--run", "fixed", "--baseline", "handbook", "--format", "md").stdout
-    assert "compared with handbook" in report
+    report = run(db, "report", "--run", "fixed", "--baseline", "bare", "--format", "md").stdout
+    assert "compared with bare" in report
     diff = run(db, "diff", "fixed", "--baseline", "chapter3", "-f", "csv").stdout
     assert "claim,c5,UNSUPPORTED,SUPPORTED," in diff
     both = run(db, "diff", "chapter3", "fixed", "--baseline", "handbook")

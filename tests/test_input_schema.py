@@ -36,7 +36,7 @@ SCHEMA_CANNOT = {
 RECORD_RULES = re.compile(
     r"missing column|unknown column|empty id|id contains a tab or newline|unknown expected value|"
     r"rank must be a whole number|score must be a finite (?:plain decimal )?number|refused must be true or false|"
-    r"^expected (?:a string|a whole number|a number|true or false|a list)|missing key|cited ids must be non-empty")
+    r"^expected (?:a string|a whole number|a number|true or false|a list)|missing key|is null|cited ids must be non-empty")
 # what needs more than one record, another file or the file's bytes: the loader's alone
 BEYOND_A_RECORD = re.compile(
     r"duplicate id|unknown (?:claim|chunk|question)|has this rank twice|missing file|need a .* file beside|"
