@@ -52,7 +52,7 @@ def _nodes(tree: ast.AST) -> list[ast.AST]:
         node = stack.pop()
         found.append(node)
         children = list(ast.iter_child_nodes(node))
-        if _type_checking(node):
+        if isinstance(node, ast.If) and _type_checking(node):
             children = [*node.orelse]  # only the else branch runs
         stack.extend(children)
     return found

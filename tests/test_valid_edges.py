@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import struct
 import json
 import shutil
+import struct
 from pathlib import Path
 
 from typer.testing import CliRunner
