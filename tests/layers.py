@@ -11,7 +11,7 @@ from pathlib import Path
 
 # lowest first: a module may import its own layer and those below, never one above
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("evalwh", "evalwh.engine", "evalwh.errors", "evalwh.sqltext", "evalwh.vocabulary", "evalwh.resources",
+    ("evalwh", "evalwh.errors", "evalwh.sqltext", "evalwh.vocabulary", "evalwh.resources",
      "evalwh.invocation"),
     ("evalwh.text",),
     ("evalwh.warehouse",),
@@ -23,10 +23,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalwh.app", "evalwh.__main__"),
 )
 COMMAND_LINE = ("typer", "click")
-# the modules that import the duckdb package itself, for its Python layer (a relation, duckdb.func, duckdb.sqltypes);
-# every other module takes DuckDB's engine from evalwh.engine
-DUCKDB_PACKAGE_USERS = frozenset({"evalwh.text.textnorm", "evalwh.text.reader_output", "evalwh.logs.importing",
-                                  "evalwh.notebook", "evalwh.loader.frames"})
 RICH_HOME = "evalwh.output.terminal"
 
 
@@ -99,6 +95,8 @@ def violations(package: Path) -> list[str]:
                 found.append(f"{module} -> {target}: only evalwh.app imports the command-line library")
             if top == "rich" and module != RICH_HOME:
                 found.append(f"{module} -> {target}: Rich is imported only in {RICH_HOME}")
+            if top != "evalwh" and any(part.startswith("_") and not part.startswith("__") for part in target.split(".")):
+                found.append(f"{module} -> {target}: a private module of another package (public APIs only)")
             if top != "evalwh" or target not in known:
                 continue  # a name imported from a module, or another package
             there = layer_of(target)

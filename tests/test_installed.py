@@ -84,14 +84,13 @@ def test_a_bare_command_imports_neither_numpy_nor_duckdb_nor_the_library(argv: l
 
 @pytest.mark.parametrize("fmt", ["table", "csv"])
 def test_runs_on_a_warehouse_imports_neither_numpy_nor_pydantic_nor_the_report(tmp_path: Path, fmt: str) -> None:
-    """A command that reads the warehouse needs DuckDB's engine and Rich's table (or DuckDB's CSV writer),
-    nothing heavier: not the duckdb package's Python layer over the engine (evalwh.engine), and not what
-    writes a schema (the steps and models evalwh.resources lists, the views built from them, the text
-    functions a schema step fills columns with)."""
+    """A command that reads the warehouse needs DuckDB and Rich's table (or DuckDB's CSV writer), nothing
+    heavier: not numpy, pyarrow, Jinja or the report, and not what writes a schema (the steps and models
+    evalwh.resources lists, the views built from them, the text functions a schema step fills columns with)."""
     subprocess.run([sys.executable, "-m", "evalwh", "--db", "wh.duckdb", "-q", "seed"], cwd=tmp_path, check=True,
                    capture_output=True)
     done, heavy = imported_by(["--db", "wh.duckdb", "runs", "-f", fmt], ("numpy", "pydantic", "jinja2", "pyarrow",
-                                                                       "pandas", "duckdb", "graphlib", "zipfile"),
+                                                                       "pandas", "graphlib"),
                               ("evalwh.report", "evalwh.export", "evalwh.loader", "evalwh.logs", "evalwh.resources",
                                "evalwh.warehouse.views", "evalwh.text",
                                *(("evalwh.output.rowfiles",) if fmt == "table" else ())), cwd=tmp_path)
@@ -104,13 +103,24 @@ def test_runs_on_a_warehouse_imports_neither_numpy_nor_pydantic_nor_the_report(t
 def test_commands_that_compute_no_text_import_neither_numpy_nor_the_duckdb_package(tmp_path: Path,
                                                                                    args: list[str]) -> None:
     """Only a load (or a schema step) normalises text with the Python functions, whose registration
-    imports numpy and the duckdb package's Python layer: a command that reads or stores what the views
-    say needs DuckDB's engine alone."""
+    imports numpy: a command that reads or stores what the views say needs DuckDB alone."""
     subprocess.run([sys.executable, "-m", "evalwh", "--db", "wh.duckdb", "-q", "seed"], cwd=tmp_path, check=True,
                    capture_output=True)
-    done, heavy = imported_by(["--db", "wh.duckdb", "-q", *args], ("numpy", "duckdb", "pandas", "pyarrow"), (),
+    done, heavy = imported_by(["--db", "wh.duckdb", "-q", *args], ("numpy", "pandas", "pyarrow"), (),
                               cwd=tmp_path)
     assert heavy == [], done.stderr
     assert "error" not in done.stderr
     if args[0] in ("report", "export"):
         assert (tmp_path / args[-1]).exists()
+
+
+def test_the_command_s_connections_are_the_duckdb_package_s() -> None:
+    """A fresh interpreter started as the command starts (its entry module first, nothing else imported by
+    hand): the connection evalwh opens has the package's whole API, as in the tests' own process."""
+    code = ("import sys, evalwh.app\n"
+            "from evalwh.warehouse.connection import new_connection\n"
+            "con = new_connection()\n"
+            "print(con.sql('SELECT 41 + 1').fetchall(), type(con).__module__.split('.')[0], '_duckdb' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split(maxsplit=1)[0] == "[(42,)]"
+    assert done.stdout.split()[1] in ("duckdb", "_duckdb")

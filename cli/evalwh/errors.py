@@ -97,11 +97,9 @@ def exit_code_for(error: BaseException) -> ExitCode:
 
 def _is_duckdb_error(error: BaseException) -> bool:
     """Whether ``error`` is one of DuckDB's. A process that never imported DuckDB raised none, so
-    the question does not import it (a bare command stays cheap). The classes are the engine's
-    (``_duckdb``, evalwh.engine), which a command that reads the warehouse loads without the
-    ``duckdb`` package."""
-    engine = sys.modules.get("_duckdb")
-    return engine is not None and isinstance(error, engine.Error)
+    the question does not import it (a bare command stays cheap)."""
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(error, duckdb.Error)
 
 
 def os_error_message(error: OSError) -> str:

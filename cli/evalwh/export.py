@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError, closest
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.rows import Rows

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import tempfile
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values, metric_values_of_runs
 from evalwh.output.rows import Rows

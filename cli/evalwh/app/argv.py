@@ -21,11 +21,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import typer
-from typer._click.exceptions import ClickException, NoArgsIsHelpError
 from typer.core import TyperGroup
 from typer.main import get_command_name
 
 from evalwh.errors import one_line
+
+# Click's base error (an unknown option, a bad value), reached through the error class Typer exports
+# (typer.BadParameter is one): Typer ships Click inside itself and names its base class nowhere public
+ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 # global option -> whether it takes a value
 GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False,
@@ -122,7 +125,7 @@ class GlobalOptionsGroup(TyperGroup):
             raise _usage_exit(error) from None
 
 
-def one_line_error(error: ClickException) -> str:
+def one_line_error(error: Any) -> str:
     """A command-line error (an unknown option or command, a bad or missing value) as one line, naming
     the --help that explains."""
     ctx = getattr(error, "ctx", None)
@@ -132,10 +135,10 @@ def one_line_error(error: ClickException) -> str:
     return f"evalwh: error: {one_line(message)}{hint}"
 
 
-def _usage_exit(error: ClickException) -> BaseException:
+def _usage_exit(error: Any) -> BaseException:
     """What the group raises for a command-line error: the error itself when it is a bare group's
     help (already printed), else an exit with Click's code (2) after the one line on stderr."""
-    if isinstance(error, NoArgsIsHelpError):
+    if type(error).__name__ == "NoArgsIsHelpError":  # a bare group's help, already printed
         return error
     typer.echo(one_line_error(error), err=True)
     return typer.Exit(error.exit_code)

@@ -48,7 +48,8 @@ from evalwh.vocabulary import REPORT_MAX_ROWS as DEFAULT_MAX_ROWS
 # The library is imported inside each command, when it runs: `evalwh --help` and a command's help
 # load neither DuckDB nor the loader, the logs or the report code (bench/startup.py measures it).
 if TYPE_CHECKING:
-    from evalwh.engine import duckdb
+    import duckdb
+
     from evalwh.loader.load import LoadResult
 
 app = typer.Typer(
@@ -824,8 +825,9 @@ def sql(
 
     Example: evalwh sql "SELECT status, count(*) FROM claim_status GROUP BY ALL" -f csv
     """  # noqa: E501
+    import duckdb
+
     from evalwh import queries
-    from evalwh.engine import duckdb
 
     with reading(ctx) as con:
         try:

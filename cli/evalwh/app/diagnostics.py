@@ -48,8 +48,8 @@ def message_for(exc: BaseException) -> str:
         return f"text is not valid UTF-8 (byte {exc.start + 1}: {exc.reason})"
     if isinstance(exc, OSError):  # a file evalwh was asked to read or write: unreadable, or no such folder
         return os_error_message(exc)
-    engine = sys.modules.get("_duckdb")  # DuckDB's engine (evalwh.engine), loaded by whatever raised its errors
-    if engine is not None and isinstance(exc, engine.OutOfMemoryException):
+    duckdb = sys.modules.get("duckdb")  # loaded by whatever raised its errors; never imported here for the question
+    if duckdb is not None and isinstance(exc, duckdb.OutOfMemoryException):
         return f"{str(exc).splitlines()[0]} (give DuckDB more with --memory-limit SIZE, or free disk for its spill files)"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 

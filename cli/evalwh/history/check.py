@@ -21,7 +21,8 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
 from evalwh.history.pairs import pair_changes

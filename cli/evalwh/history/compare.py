@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError
 from evalwh.history.materialize import metric_values
 from evalwh.history.pairs import pair_changes

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.invocation import QUIET, Invocation
 from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_literal

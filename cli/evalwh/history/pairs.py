@@ -19,7 +19,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.resources import model_source
 from evalwh.warehouse.views import views_current
 

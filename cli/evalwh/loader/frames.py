@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import InputError, UsageError, closest
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.load import LoadResult, load_run
@@ -40,13 +41,9 @@ def _write_records(path: Path, name: str, records: Sequence[Any]) -> None:
 
 def _write_table(path: Path, name: str, table: Any) -> None:
     """A DataFrame, Arrow table or DuckDB relation as Parquet, its column types kept."""
-    # the duckdb package, not only its engine (evalwh.engine): its Python layer reads Arrow and Polars
-    # tables, and defines the relation class
-    import duckdb as package
-
     con = new_connection()
     try:
-        if isinstance(table, package.DuckDBPyRelation):
+        if isinstance(table, duckdb.DuckDBPyRelation):
             table.write_parquet(str(path))
             return
         try:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import InputError, UsageError
 from evalwh.history.materialize import store_metrics
 from evalwh.invocation import QUIET, Invocation

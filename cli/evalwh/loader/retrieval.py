@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.warehouse.connection import drop_temp_tables, one
 
 QUESTION_BATCH = 2_000

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import SHOWN_CHARACTERS, InputError, closest
 from evalwh.loader.encoding import (
     COMPRESSIONS,

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import InputError, shortened
 from evalwh.loader.encoding import data_suffix
 from evalwh.loader.locate import jsonl_record

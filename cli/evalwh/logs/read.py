@@ -18,7 +18,8 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import InputError, UsageError
 from evalwh.loader.encoding import check_byte_order_mark, check_utf8, data_suffix, line_blocks, open_bytes
 from evalwh.loader.strictjson import TRAILING_COMMA_SQL, json_error

@@ -31,7 +31,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.output.files import atomic_path
 from evalwh.output.rows import FORMULA_START, Format, Rows
 from evalwh.sqltext import sql_identifier, sql_literal

@@ -7,7 +7,8 @@ chapter asks (shares to 3 decimals, lists comma-separated without spaces,
 
 from __future__ import annotations
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.warehouse.connection import one
 from evalwh.warehouse.runs import resolve_run
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError
 from evalwh.history.check import CheckResult, Condition, check_on
 from evalwh.history.compare import MetricChange as Metric

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source

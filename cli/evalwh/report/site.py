@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from markupsafe import Markup, escape
 
-from evalwh.engine import duckdb
 from evalwh.errors import UsageError
 from evalwh.history.compare import diff_runs
 from evalwh.history.gates import Gates

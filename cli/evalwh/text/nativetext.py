@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.sqltext import sql_literal
 from evalwh.text.unicodeclasses import spans
 

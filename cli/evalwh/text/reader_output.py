@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.text.textnorm import numbers
 
 MARKER = re.compile(r"\[(\d+)\]")
@@ -96,7 +97,7 @@ def register_reader_udfs(con: duckdb.DuckDBPyConnection) -> None:
     The types come from ``con``: DuckDB's module-level type constructors would open its default
     connection, a cost every evalwh process would pay at import.
     """
-    # the duckdb package's Python layer (evalwh.engine), which a load that registers no function never loads
+    # imported where a function is registered: a load that registers none never needs them
     from duckdb.func import FunctionNullHandling
     from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
 

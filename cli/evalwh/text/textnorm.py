@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from evalwh.engine import duckdb
+import duckdb
 
 WORD_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 DIGIT_RUN_PATTERN = re.compile(r"\d+")
@@ -105,7 +105,7 @@ def ensure_udfs(con: duckdb.DuckDBPyConnection) -> None:
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register the normalisation functions on a connection (used at load time only, never by views)."""
-    # the duckdb package's Python layer (evalwh.engine), which a command that registers no function never loads
+    # imported where a function is registered: a command that registers none never needs them
     from duckdb.func import FunctionNullHandling
     from duckdb.sqltypes import VARCHAR
 

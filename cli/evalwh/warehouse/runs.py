@@ -6,7 +6,8 @@ previous run of the dataset" mean the same in a report, a diff and a gate.
 
 from __future__ import annotations
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import UsageError
 from evalwh.vocabulary import LATEST
 

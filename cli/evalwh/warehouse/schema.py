@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import duckdb
+
 from evalwh import __version__
-from evalwh.engine import duckdb
 from evalwh.errors import WarehouseError
 
 # the version of the last step in sql/ (tests/test_schema_version.py holds them equal): a reader compares a

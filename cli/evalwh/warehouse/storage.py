@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.errors import WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_literal

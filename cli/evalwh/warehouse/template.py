@@ -23,8 +23,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
+
 from evalwh import __version__
-from evalwh.engine import duckdb
 from evalwh.resources import model_sources, schema_steps
 
 CACHE_ENV = "EVALWH_CACHE_DIR"

@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterable
 from graphlib import TopologicalSorter
 
-from evalwh.engine import duckdb
+import duckdb
+
 from evalwh.resources import model_sources
 from evalwh.sqltext import sql_literal
 
