@@ -326,7 +326,7 @@ def load(
                  "abstain_marker": abstain_marker, "premise_marker": premise_marker}
     invocation = global_options(ctx).invocation
     if directory.is_file():
-        from evalwh.logs.datasets import load_dataset_file
+        from evalwh.loader.datasets import load_dataset_file
 
         if allow_extra or score_thresholds is not None:
             raise UsageError("--allow-extra and --score-thresholds are for run folders, not dataset files")
