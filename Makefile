@@ -3,7 +3,8 @@
 #            gate it, naming what got worse
 # make test: add the test extras to .venv and run the test suite
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
-#            as CI has it, so pyspark's own types are checked (every evalwh import resolved)
+#            as CI has it, so pyspark's own types are checked (every evalwh import resolved); the package under
+#            mypy --strict and pyright's standard mode
 # make docs: regenerate docs/reference/ (the command and warehouse references) from the code
 # make test-producers: the log producers' own libraries (the logs extra, in .venv-logs) write every producer
 #            fixture afresh, and tests/test_log_producers.py checks what evalwh stores from them
@@ -67,6 +68,7 @@ $(LINT_STAMP): $(STAMP)
 lint: $(LINT_STAMP)
 	$(BIN)/ruff check cli tests bench docs
 	$(BIN)/mypy
+	$(BIN)/mypy --strict cli/evalwh
 	$(BIN)/pyright cli tests docs
 
 docs: $(DEMO_STAMP)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -228,3 +230,25 @@ def test_overrides_take_run_toml_s_shape_and_name_an_unknown_key(tmp_path: Path)
     with pytest.raises(UsageError, match="unknown key 'readr'"):
         wh.load(HANDBOOK, run="x", overrides={"readr": {"format": "bracket"}})
     wh.close()
+
+
+def test_type_checkers_see_the_lazy_face(tmp_path: Path) -> None:
+    """mypy, as a user's editor or CI runs it over their code: the face's names are the classes and
+    functions they stand for, not Any."""
+    import os
+
+    if importlib.util.find_spec("mypy") is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI installs the lint extra (mypy)")
+        pytest.skip("needs mypy (pip install 'evalwh[lint]')")
+    user = tmp_path / "user.py"
+    user.write_text("import evalwh\nreveal_type(evalwh.Warehouse)\nreveal_type(evalwh.load_run)\n"
+                    "reveal_type(evalwh.Warehouse('w.duckdb').runs())\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(user)],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "MYPYPATH": str(REPO / "cli")})
+    revealed = re.findall(r'Revealed type is "(.*)"', done.stdout)
+    assert len(revealed) == 3, done.stdout
+    assert revealed[0].startswith("def (db: ") and revealed[0].endswith("-> evalwh.notebook.Warehouse")
+    assert revealed[1].endswith("-> evalwh.loader.load.LoadResult")
+    assert revealed[2].endswith("DuckDBPyRelation")

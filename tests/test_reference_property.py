@@ -125,7 +125,7 @@ def test_views_agree_with_the_chapter_reference(case: tuple[Dataset, dict[str, s
             ).fetchall()
             assert sorted(pairs) == sorted(data.pairs())
 
-            share, precision = con.execute("SELECT supported_share, pair_precision FROM run_metrics").fetchone()
+            share, precision = con.execute("SELECT supported_share, pair_precision FROM run_metrics").fetchall()[0]
             assert same_share(share, data.supported_share())
             assert same_share(precision, data.pair_precision())
 

@@ -43,7 +43,8 @@ _FACE = {
     "Invocation": "evalwh.invocation",
 }
 
-__all__ = ["__version__", "queries", *_FACE]
+__all__ = ["__version__", "queries", "Warehouse", "load_run", "load_frames", "import_logs", "open_warehouse",
+           "materialize", "build_report", "Invocation"]
 
 
 def __dir__() -> list[str]:

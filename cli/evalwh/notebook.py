@@ -26,8 +26,9 @@ from evalwh.loader.frames import load_frames
 from evalwh.loader.load import LoadResult, load_run
 from evalwh.report.render import build_report, format_for
 from evalwh.sqltext import sql_identifier
+from evalwh.vocabulary import LATEST
 from evalwh.warehouse.connection import open_warehouse
-from evalwh.warehouse.runs import LATEST, resolve_run
+from evalwh.warehouse.runs import resolve_run
 
 
 class Warehouse:

@@ -13,7 +13,7 @@ library when they run, so ``--help`` loads neither DuckDB nor the loader, logs o
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalwh import __version__
 
@@ -33,6 +33,10 @@ def main() -> None:
     from evalwh.app.commands import main as run
 
     run()
+
+
+if TYPE_CHECKING:  # the Typer app, imported when first asked for (a bare --version never builds it)
+    from evalwh.app.commands import app as app
 
 
 def __getattr__(name: str) -> Any:

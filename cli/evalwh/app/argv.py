@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import typer
 from typer.core import TyperGroup
@@ -139,6 +139,6 @@ def _usage_exit(error: Any) -> BaseException:
     """What the group raises for a command-line error: the error itself when it is a bare group's
     help (already printed), else an exit with Click's code (2) after the one line on stderr."""
     if type(error).__name__ == "NoArgsIsHelpError":  # a bare group's help, already printed
-        return error
+        return cast(BaseException, error)
     typer.echo(one_line_error(error), err=True)
     return typer.Exit(error.exit_code)

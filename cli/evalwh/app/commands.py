@@ -242,10 +242,11 @@ def init(
         written = write_example(example)
         note(ctx, f"wrote an example run to {example} ({len(written)} files; see its README.md)")
     from evalwh.warehouse import storage
+    from evalwh.warehouse.connection import STORAGE_VERSION
 
     path = db_path(ctx)
     if storage.initialise(path, global_options(ctx).invocation):
-        note(ctx, f"rewrote {path} in DuckDB's {storage.STORAGE_VERSION} storage format")
+        note(ctx, f"rewrote {path} in DuckDB's {STORAGE_VERSION} storage format")
     note(ctx, f"warehouse ready at {path}")
 
 

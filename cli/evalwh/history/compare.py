@@ -20,9 +20,9 @@ from evalwh.history.materialize import metric_values
 from evalwh.history.pairs import pair_changes
 from evalwh.output.rows import Rows
 from evalwh.output.templates import render
-from evalwh.vocabulary import WORST_FIRST, verdict
+from evalwh.vocabulary import LATEST, WORST_FIRST, verdict
 from evalwh.warehouse.connection import limit_memory
-from evalwh.warehouse.runs import LATEST, baseline_run, require_same_dataset, resolve_run
+from evalwh.warehouse.runs import baseline_run, require_same_dataset, resolve_run
 
 DIFF_COLUMNS: tuple[str, ...] = ("kind", "name", "a", "b", "delta", "change", "detail", "severity", "reason")
 # question and claim rows, worst first: what got worse (the most severe first), what went away, what is

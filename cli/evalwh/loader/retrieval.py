@@ -133,9 +133,12 @@ def _sparse_candidates(con: duckdb.DuckDBPyConnection, retriever: str, top_k: in
     q_sql, c_sql = VECTORS[retriever]
     qv = con.execute(q_sql).fetchnumpy()
     cv = con.execute(c_sql).fetchnumpy()
-    terms = int(max(qv["tid"].max(initial=0), cv["tid"].max(initial=0))) + 1
-    questions = csr_matrix((qv["u"], (qv["q"], qv["tid"])), shape=(int(qv["q"].max(initial=0)) + 1, terms))
-    chunks = csr_matrix((cv["u"], (cv["c"], cv["tid"])), shape=(int(cv["c"].max(initial=0)) + 1, terms))
+    def top(values: Any) -> int:
+        return int(np.asarray(values).max(initial=0))
+
+    terms = max(top(qv["tid"]), top(cv["tid"])) + 1
+    questions = csr_matrix((qv["u"], (qv["q"], qv["tid"])), shape=(top(qv["q"]) + 1, terms))
+    chunks = csr_matrix((cv["u"], (cv["c"], cv["tid"])), shape=(top(cv["c"]) + 1, terms))
     scores = (questions @ chunks.T).tocsr()
     picked_q: list[np.ndarray] = []
     picked_c: list[np.ndarray] = []

@@ -59,7 +59,7 @@ SPECS: dict[str, TableSpec] = {
 }
 
 
-def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> tuple | None:
+def _first(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> tuple[Any, ...] | None:
     rows = con.execute(sql, list(params)).fetchall()
     return rows[0] if rows else None
 

@@ -177,18 +177,18 @@ def write_copy(
         with atomic_path(path) as target:
             write_file(rows, fmt, target, safe_csv, con=con)
         return
-    stream = stream if stream is not None else sys.stdout
+    out: TextIO = stream if stream is not None else sys.stdout
     with tempfile.TemporaryDirectory(prefix="evalwh-out-") as scratch:
         target = Path(scratch) / f"rows.{fmt.value}"
         write_file(rows, fmt, target, safe_csv, con=con)
         if fmt is Format.parquet:
-            stream.flush()
+            out.flush()
             with target.open("rb") as source:
-                shutil.copyfileobj(source, stream.buffer)
-            stream.buffer.flush()
+                shutil.copyfileobj(source, out.buffer)
+            out.buffer.flush()
         else:
             with target.open(encoding="utf-8", newline="") as source:
-                shutil.copyfileobj(source, stream)
+                shutil.copyfileobj(source, out)
 
 
 def copy_query(

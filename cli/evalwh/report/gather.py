@@ -423,7 +423,8 @@ def gather(
     source = claim_statuses_source(con, run_id)
     history = dataset_runs(con, info["dataset"], run_id)
     # each run's metrics are read once (live, they cost a pass over its claims): the run, its baseline, its trend
-    values = {r: metric_values(con, r) for r in dict.fromkeys([run_id, *([previous] if previous else []), *history])}
+    wanted: list[str] = [run_id, *([previous] if previous else []), *history]
+    values = {r: metric_values(con, r) for r in dict.fromkeys(wanted)}
     counts = {status: int(values[run_id][status.lower()] or 0) for status in STATUSES}  # claims per status
     sweep = dicts(
         con,

@@ -9,7 +9,11 @@ May import: anything below ``evalwh.app``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported when first asked for: sqlglot and PySpark load only then
+    from evalwh.spark.session import portable_views as portable_views
+    from evalwh.spark.session import register as register
 
 __all__ = ["portable_views", "register"]
 

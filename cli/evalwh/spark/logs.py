@@ -24,9 +24,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd  # the spark extra's; pandas UDFs take and give pandas Series
 
@@ -48,22 +48,25 @@ JSON_OBJECT = "startswith(trim(BOTH ' \\t\\r\\n' FROM text), '{') AND try_parse_
 
 def _text_udfs(spark: Any) -> None:
     """Register evalwh_words, evalwh_uterms and evalwh_norm: textnorm's functions as pandas UDFs."""
-    from pyspark.sql.functions import pandas_udf
+    from pyspark.sql.pandas import functions
     from pyspark.sql.types import ArrayType, StringType
 
-    @pandas_udf(ArrayType(StringType()))  # type: ignore[call-overload]
+    # PySpark's decorator, untyped: what it returns is a Spark UDF, registered below
+    pandas_udf = cast(Callable[[Any], Callable[[Callable[[pd.Series], pd.Series]], Any]], functions.pandas_udf)
+
+    @pandas_udf(ArrayType(StringType()))
     def evalwh_words(texts: pd.Series) -> pd.Series:
         return texts.map(lambda t: None if t is None else words(t))
 
-    @pandas_udf(ArrayType(StringType()))  # type: ignore[call-overload]
+    @pandas_udf(ArrayType(StringType()))
     def evalwh_uterms(texts: pd.Series) -> pd.Series:
         return texts.map(lambda t: None if t is None else terms(t, "unicode"))
 
-    @pandas_udf(StringType())  # type: ignore[call-overload]
+    @pandas_udf(StringType())
     def evalwh_norm(texts: pd.Series) -> pd.Series:
         return texts.map(lambda t: None if t is None else norm(t))
 
-    @pandas_udf(ArrayType(StringType()))  # type: ignore[call-overload]
+    @pandas_udf(ArrayType(StringType()))
     def evalwh_python_list(texts: pd.Series) -> pd.Series:
         return texts.map(python_list)
 

@@ -47,7 +47,7 @@ def _tokens(sql: str) -> list[Any]:
 
 
 def _name(token: Any) -> str:
-    return token.text.lower()
+    return str(token.text).lower()
 
 
 def _closing(tokens: Sequence[Any], start: int) -> int:

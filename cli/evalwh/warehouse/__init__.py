@@ -7,8 +7,9 @@ Lives here: ``connection`` (attach, lock wait, transactions), ``schema`` (versio
 May import: ``evalwh.errors``, ``sqltext``, ``resources``, ``invocation``, ``evalwh.text``.
 """
 
+from evalwh.vocabulary import LATEST
 from evalwh.warehouse.connection import STORAGE_VERSION, new_connection, open_warehouse, transaction
-from evalwh.warehouse.runs import LATEST, resolve_run
+from evalwh.warehouse.runs import resolve_run
 from evalwh.warehouse.schema import code_schema_version
 from evalwh.warehouse.storage import initialise, storage_version
 
