@@ -48,34 +48,3 @@ def test_a_command_line_error_loads_no_rich_help_code(tmp_path) -> None:
     assert done.stderr.startswith("evalwh: error: No such option: --no-such-option")
 
 
-def test_the_command_a_line_names() -> None:
-    # global options and their values, before or after the command, are skipped; an other option first
-    # (the group's --help) names none
-    assert argv.command_word(["--db", "x.duckdb", "-q", "runs", "-f", "csv"]) == "runs"
-    assert argv.command_word(["runs", "--db", "x.duckdb"]) == "runs"
-    assert argv.command_word(["--db=x.duckdb", "--wait", "5", "logs", "import", "a.jsonl"]) == "logs"
-    assert argv.command_word(["--memory-limit", "runs", "load", "d"]) == "load"  # "runs" is the option's value
-    for line in ([], ["--help"], ["-q"], ["--", "runs"], ["--install-completion"]):
-        assert argv.command_word(line) is None, line
-
-
-def test_typer_builds_only_the_named_command_and_it_behaves_as_in_the_whole_app(runner) -> None:
-    import typer.main
-
-    from evalwh.app import app
-
-    names = [c.name or typer.main.get_command_name(c.callback.__name__) for c in app.registered_commands]
-    names += [g.name for g in app.registered_groups]
-    assert {"load", "runs", "check", "logs"} <= set(names) and len(names) > 10
-    for name in names:
-        one = argv.narrowed(app, ["--db", "w.duckdb", name, "--help"], {})
-        built = typer.main.get_command(one)
-        assert list(built.commands) == [name]  # type: ignore[attr-defined]
-        # the same help (its options, their defaults) and the same command-line error as the whole app's
-        for line in ([name, "--help"], [name, "--no-such-option"]):
-            want, got = runner.invoke(app, line), runner.invoke(one, line)
-            assert (got.exit_code, got.stdout, got.stderr) == (want.exit_code, want.stdout, want.stderr), line
-    # no command, an unknown one, or a shell asking for completions: the whole app
-    assert argv.narrowed(app, ["--help"], {}) is app
-    assert argv.narrowed(app, ["runz"], {}) is app
-    assert argv.narrowed(app, ["runs"], {"_EVALWH_COMPLETE": "bash_complete"}) is app

@@ -1,28 +1,19 @@
-"""Argv handling: global options may follow the command; a command-line error is one line; Typer builds
-only the command a line names.
+"""Argv handling: global options may follow the command; a command-line error is one line.
 
 ``evalwh --db x.duckdb runs`` and ``evalwh runs --db x.duckdb`` mean the same: the
 command group moves the global options it finds after the command to the front
 before Click parses the line (``evalwh.app.options.GlobalOptions`` holds what they say). An error
 of the command line itself (an unknown option, a bad value) is one ``evalwh: error:`` line like
 every other error, not Typer's framed panel.
-
-Typer turns every registered function into a Click command before it parses a line, which
-costs a bare command more than its own work; ``narrowed`` hands Typer the one command (or
-command group) the line names, and the whole app for anything else (no command, an unknown
-one, the group's own help, shell completion).
 """
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import typer
 from typer.core import TyperGroup
-from typer.main import get_command_name
 
 from evalwh.errors import one_line
 
@@ -67,37 +58,6 @@ def hoist(args: list[str]) -> list[str]:
         rest.append(word)
         i += 1
     return front + rest
-
-
-def command_word(args: Sequence[str]) -> str | None:
-    """The command a command line names: its first word that is neither a global option nor such an
-    option's value (None when an other option comes first, or no word)."""
-    words = hoist(list(args))
-    i = 0
-    while i < len(words):
-        word = words[i]
-        name = word.split("=", 1)[0]
-        if name in GLOBAL_OPTIONS:
-            i += 2 if GLOBAL_OPTIONS[name] and "=" not in word else 1
-            continue
-        return None if word.startswith("-") else word
-    return None
-
-
-def narrowed(app: typer.Typer, args: Sequence[str], environ: Mapping[str, str]) -> typer.Typer:
-    """``app`` holding only the command or command group ``args`` names, so Typer builds that one alone;
-    ``app`` itself when the line names none of them, or a shell asks for completions (``environ``)."""
-    word = command_word(args)
-    if word is None or "_EVALWH_COMPLETE" in environ:
-        return app
-    commands = [c for c in app.registered_commands
-                if c.callback is not None and (c.name or get_command_name(c.callback.__name__)) == word]
-    groups = [g for g in app.registered_groups if g.name == word]
-    if not commands and not groups:
-        return app
-    one = copy.copy(app)
-    one.registered_commands, one.registered_groups = commands, groups
-    return one
 
 
 class GlobalOptionsGroup(TyperGroup):

@@ -6,7 +6,6 @@ Rows go to stdout in the chosen format; messages and errors go to stderr as
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from evalwh.app import version_line
-from evalwh.app.argv import GlobalOptionsGroup, narrowed
+from evalwh.app.argv import GlobalOptionsGroup
 from evalwh.app.diagnostics import crash, handles_errors
 from evalwh.app.options import (
     DEFAULT_DB,
@@ -941,6 +940,6 @@ def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
 def main() -> None:
     """Console-script entry point: what escapes every command's handler (a bug) is one line and exit 70."""
     try:
-        narrowed(app, sys.argv[1:], os.environ)()
+        app()
     except Exception as exc:
         sys.exit(int(crash(exc)))
