@@ -52,8 +52,7 @@ def test_large_corpus_stores_each_new_text_once_with_its_normal_forms(
 ) -> None:
     # 3,000 chunks over 1,500 texts, of which the first run already stored 500: on more than one core the
     # second run's new texts are split between the threads, and each must be stored once with what the
-    # Python reference gives. Files this small would be loaded on one thread: here on DuckDB's default
-    monkeypatch.setattr(load_module, "ONE_THREAD_BYTES", 0)
+    # Python reference gives
     splits: list[int] = []
 
     def split(con: duckdb.DuckDBPyConnection, select: str, table: str, parts: int) -> str:

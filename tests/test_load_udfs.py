@@ -1,17 +1,12 @@
-"""Which loads register the Python text functions, and that every load normalises as the rules say.
+"""Every load normalises as the rules say, a capital sigma in any input file included.
 
-Registering a Python UDF imports numpy, so a structured run whose texts hold no capital sigma is
-loaded with the native macros alone (evalwh.loader.load.holds_capital_sigma). A capital sigma in any
-input file brings the Python functions back: Python lower-cases a final capital sigma to ς, DuckDB to
-σ, and the macros leave such a text to Python. The expected values come from tests/reference_rtr.py.
-A small run folder is loaded on one thread (evalwh.loader.load.load_threads), also to spare CPU.
+The native macros do the work; a text with a capital sigma is left to the Python text functions
+(Python lower-cases a final capital sigma to ς, DuckDB to σ). The expected values come from
+tests/reference_rtr.py.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -73,37 +68,6 @@ def test_every_stored_text_column_follows_the_rules_with_or_without_the_python_f
         assert "οδος" in {*chunk_terms, *question_terms, *answer_tokens, *sum(acceptable_tokens, [])}
 
 
-LOAD_IN_A_PROCESS = """
-import json, sys
-from pathlib import Path
-from evalwh.loader import load_run
-load_run(Path(sys.argv[1]), Path(sys.argv[2]), run="r")
-print(json.dumps("numpy" in sys.modules))
-"""
-
-
-@pytest.mark.parametrize(("sigma_in", "fmt", "numpy"), [
-    (None, "structured", False),
-    ("responses", "structured", True),
-    (None, "two_line", True),
-])
-def test_only_a_load_that_needs_the_python_functions_imports_numpy(
-    db: Path, tmp_path: Path, sigma_in: str | None, fmt: str, numpy: bool
-) -> None:
-    """Registering them imports numpy, which a load that registers none never loads."""
-    structured_run(tmp_path / "warm", None)
-    load_run(tmp_path / "warm.duckdb", tmp_path / "warm", run="w")  # the session's template exists from here on
-    run = tmp_path / "run"
-    structured_run(run, sigma_in)
-    if fmt == "two_line":
-        write_table(run / "responses.csv", ["question_id", "output"], [["q1", "Answer: at 9\nSources: wifi-1"]])
-        (run / "responses.jsonl").unlink()
-        (run / "run.toml").write_text('[reader]\nformat = "two_line"\n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", LOAD_IN_A_PROCESS, str(db), str(run)],
-                          capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout) == numpy
-
-
 def test_without_the_python_functions_a_capital_sigma_is_an_error_never_a_wrong_answer() -> None:
     con = duckdb.connect()
     register_native_macros(con, python_fallback=False)
@@ -114,11 +78,3 @@ def test_without_the_python_functions_a_capital_sigma_is_an_error_never_a_wrong_
             con.execute(f"SELECT {call}", [SIGMA]).fetchall()
 
 
-def test_a_small_run_folder_loads_on_one_thread_a_large_one_on_duckdbs_default(tmp_path: Path) -> None:
-    from evalwh.loader.load import ONE_THREAD_BYTES, load_threads
-
-    folder = tmp_path / "run"
-    structured_run(folder, None)
-    assert load_threads(folder) == 1
-    (folder / "padding.bin").write_bytes(b"x" * ONE_THREAD_BYTES)  # every file counts, as stored
-    assert load_threads(folder) is None

@@ -38,8 +38,8 @@ from evalwh.loader.validate import (
     validate_table,
 )
 from evalwh.output.terminal import progress
-from evalwh.sqltext import sql_identifier, sql_literal
-from evalwh.text.nativetext import CAPITAL_SIGMA, register_native_macros
+from evalwh.sqltext import sql_identifier
+from evalwh.text.nativetext import register_native_macros
 from evalwh.text.reader_output import register_reader_udfs
 from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse.connection import (
@@ -177,19 +177,6 @@ def _stage_and_validate(
 
 def _opt(staged: Staged, column: str, default: str = "NULL") -> str:
     return f"s.{sql_identifier(column)}" if column in staged.columns else default
-
-
-# a run folder whose files hold fewer bytes than this is loaded on one thread
-ONE_THREAD_BYTES = 4 << 20
-
-
-def load_threads(directory: Path) -> int | None:
-    """1 for a run folder whose files (as stored: a compressed one counts its compressed bytes) hold fewer
-    than ONE_THREAD_BYTES, else None, DuckDB's default. On files this small DuckDB's other threads mostly
-    wait for work, and waiting costs CPU: one thread loads them in the same wall time for less CPU
-    (docs/benchmarks.md, scoring answers)."""
-    stored = sum(entry.stat().st_size for entry in directory.iterdir() if entry.is_file())
-    return 1 if stored < ONE_THREAD_BYTES else None
 
 
 # DuckDB's rows per row group: a table scan hands each thread whole row groups
@@ -498,18 +485,13 @@ def load_run(
     try:
         # the whole load under one memory limit, spilling past it: its peak is bounded by the limit, not the run
         limit_memory(con, invocation.memory_limit or LOAD_MEMORY_LIMIT)
-        if (threads := load_threads(directory)) is not None:
-            con.execute(f"SET threads = {threads}")
         with progress(f"load {run_id}", len(SPECS) + 1, enabled=invocation.progress) as advance:
             staged = stage_directory(con, directory, settings, advance, allow_extra)
-            # the Python text functions (and numpy, which registering them imports) only where the native
-            # macros cannot do the work: the two_line and bracket parsers, and a text with a capital sigma
-            parsers = "responses" in staged and settings.format != "structured"
-            python = parsers or holds_capital_sigma(con, staged.values())
-            if python:
-                register_udfs(con)
-                register_reader_udfs(con)
-            register_native_macros(con, python_fallback=python)
+            # the native macros do the work; the Python text functions serve the two_line and bracket parsers
+            # and the texts the macros leave to Python (a capital sigma)
+            register_udfs(con)
+            register_reader_udfs(con)
+            register_native_macros(con)
             stopwords, stop_source = read_stopwords(directory, settings)
             advance(len(SPECS) - len(staged))
             params = {
@@ -538,20 +520,6 @@ def load_run(
                           unparsed=unparsed, reader_format=settings.format)
     finally:
         con.close()
-
-
-def holds_capital_sigma(con: duckdb.DuckDBPyConnection, staged: Iterable[Staged]) -> bool:
-    """Whether any text column of the staged files holds a capital sigma, which Python lower-cases by its
-    context and the native macros leave to the Python text functions. Every text the load normalises
-    comes from one of these columns."""
-    for table in staged:
-        texts = [name for name, kind in con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {table.table})")
-                 .fetchall() if kind == "VARCHAR"]
-        if texts:
-            found = " OR ".join(f"contains({sql_identifier(name)}, {sql_literal(CAPITAL_SIGMA)})" for name in texts)
-            if con.execute(f"SELECT 1 FROM {table.table} WHERE {found} LIMIT 1").fetchall():
-                return True
-    return False
 
 
 def _write(
