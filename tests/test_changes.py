@@ -73,13 +73,19 @@ def run_folder(root: Path, name: str, answers: dict[str, tuple[str, str]],
     return folder
 
 
+def two_runs(root: Path, first: tuple[str, dict[str, tuple[str, str]], list[tuple[str, str, str, str]]],
+             second: tuple[str, dict[str, tuple[str, str]], list[tuple[str, str, str, str]]]) -> Path:
+    """A warehouse in ``root`` holding two runs of the dataset, each (name, answers, claims), in that order."""
+    db = root / "wh.duckdb"
+    for name, answers, claims in (first, second):
+        load_run(db, run_folder(root, name, answers, claims))
+    return db
+
+
 @pytest.fixture(scope="module")
 def hr(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hr")
-    db = root / "wh.duckdb"
-    load_run(db, run_folder(root, "monday", BASE_ANSWERS, BASE_CLAIMS))
-    load_run(db, run_folder(root, "tuesday", NEXT_ANSWERS, NEXT_CLAIMS))
-    return db
+    return two_runs(tmp_path_factory.mktemp("hr"), ("monday", BASE_ANSWERS, BASE_CLAIMS),
+                    ("tuesday", NEXT_ANSWERS, NEXT_CLAIMS))
 
 
 def cli(db: Path, *args: str) -> tuple[int, str, str]:
@@ -599,11 +605,8 @@ MIXED_ANSWERS = {"q1": ("25 days of leave", "h1"), "q2": ("NOT IN HANDBOOK", "no
 
 @pytest.fixture(scope="module")
 def severe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("severe")
-    db = root / "wh.duckdb"
-    load_run(db, run_folder(root, "good", GOOD_ANSWERS, BASE_CLAIMS))
-    load_run(db, run_folder(root, "mixed", MIXED_ANSWERS, NEXT_CLAIMS))
-    return db
+    return two_runs(tmp_path_factory.mktemp("severe"), ("good", GOOD_ANSWERS, BASE_CLAIMS),
+                    ("mixed", MIXED_ANSWERS, NEXT_CLAIMS))
 
 
 def test_diff_lists_the_worse_questions_most_severe_first(severe: Path) -> None:
