@@ -1,7 +1,8 @@
 # make demo: set up .venv with evalwh alone, load the bundled chapter-3 seed (cases.tsv) and two runs of the
 #            handbook, the second worse; write the latest run's HTML and Markdown reports under out/ and
 #            gate it, naming what got worse
-# make test: add the test extras to .venv and run the test suite
+# make test: add the test extras to .venv and run the test suite but the tests marked slow
+# make test-slow: the tests marked slow (Spark, the 1M-claim memory test, the kill loops)
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
 #            as CI has it, so pyspark's own types are checked (every evalwh import resolved); the package under
 #            mypy --strict and pyright's standard mode
@@ -17,7 +18,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
+.PHONY: demo test test-slow test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +45,12 @@ demo: $(DEMO_STAMP)
 	@echo "browser) or out/report.md. The chapter's evidence lines: $(BIN)/evalwh --db evalwh.duckdb evidence -r chapter3"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
+
+# the tests marked slow (every view on Spark, the 1M-claim load in bounded memory, the kill loops)
+test-slow: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,spark]'
+	$(BIN)/python -m pytest -m slow
 
 LOGS_VENV := .venv-logs
 LOGS_STAMP := $(LOGS_VENV)/.installed

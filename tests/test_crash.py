@@ -81,6 +81,7 @@ def kill_at(seconds: float, db: Path, *args: str) -> None:
     process.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_killed_load_or_replace_leaves_the_old_or_the_new_run(tmp_path: Path) -> None:
     big, smaller = tmp_path / "big", tmp_path / "smaller"

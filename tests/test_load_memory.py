@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.conftest import rows
 
@@ -50,6 +51,7 @@ def generate(folder: Path) -> None:
     con.close()
 
 
+@pytest.mark.slow
 def test_a_million_claims_with_questions_load_under_500mb(tmp_path: Path, cli: Callable, db: Path) -> None:
     folder = tmp_path / "big"
     generate(folder)

@@ -33,6 +33,9 @@ from tests.test_axes import bracket_run
 from tests.test_changes import BASE_ANSWERS, BASE_CLAIMS, NEXT_ANSWERS, NEXT_CLAIMS, run_folder
 from tests.test_fuzz import SAMPLE_FORMATS, TEXT, write_mutated_sample
 
+# minutes of a JVM: make test-slow runs these (and .ci/run)
+pytestmark = pytest.mark.slow
+
 LOGS_DIR = Path(__file__).resolve().parent / "logs"
 
 SEEDS = ("chapter3", "handbook", "three-axis")
