@@ -183,8 +183,12 @@ def regressions(
     con: duckdb.DuckDBPyConnection, baseline: str, run_id: str, kinds: Collection[str] = tuple(REGRESSIONS)
 ) -> dict[str, int]:
     """How many of ``kinds`` (questions, claims) got worse from ``baseline`` to ``run_id`` (``regressed``)."""
-    rows = regressed(con, baseline, run_id, kinds)
-    return {kind: sum(r.kind == kind for r in rows) for kind in REGRESSIONS if kind in kinds}
+    return counted(regressed(con, baseline, run_id, kinds), kinds)
+
+
+def counted(found: list[Regression], kinds: Collection[str]) -> dict[str, int]:
+    """How many of ``found`` belong to each of ``kinds``."""
+    return {kind: sum(r.kind == kind for r in found) for kind in REGRESSIONS if kind in kinds}
 
 
 def check_on(
@@ -194,7 +198,7 @@ def check_on(
     """Evaluate every condition on the resolved ``run_id`` over an open warehouse (``check`` and the
     report's verdict both come through here). Unknown metric names are a UsageError."""
     gates = [c for c in conditions if c.kind != "max-regressions"]
-    counted = [c for c in conditions if c.kind == "max-regressions"]
+    counted_gates = [c for c in conditions if c.kind == "max-regressions"]
     now = metric_values(con, run_id)
     unknown = [c for c in gates if c.metric not in now and c.metric not in LOG_METRICS]
     if unknown:
@@ -203,8 +207,9 @@ def check_on(
                          f"(metrics: {', '.join(known)})")
     previous = baseline_run(con, run_id, baseline)
     before = metric_values(con, previous) if previous else None
-    found = regressed(con, previous, run_id, {c.metric for c in counted}) if previous and counted else []
-    worse = {kind: sum(r.kind == kind for r in found) for kind in REGRESSIONS} if previous and counted else None
+    kinds = {c.metric for c in counted_gates}
+    found = regressed(con, previous, run_id, kinds) if previous and kinds else []
+    worse = counted(found, kinds) if previous and kinds else None
     outcomes = [evaluate(c, now, before) if c.kind != "max-regressions" else evaluate_regressions(c, worse)
                 for c in conditions]
     if require_baseline:
