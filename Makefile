@@ -3,6 +3,9 @@
 #            gate it, naming what got worse
 # make test: add the test extras to .venv and run the test suite but the tests marked slow
 # make test-slow: the tests marked slow (Spark, the 1M-claim memory test, the kill loops)
+# make test-oldest: the core suite (load, views, report, diff, check, logs import) with DuckDB 1.4.4, the
+#            oldest release evalwh supports (in .venv-duckdb-oldest), then the old-client check: every view
+#            of a warehouse the newest DuckDB wrote, queried by DuckDB 1.4.4 without evalwh
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
 #            as CI has it, so pyspark's own types are checked (every evalwh import resolved); the package under
 #            mypy --strict and pyright's standard mode
@@ -18,7 +21,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-slow test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
+.PHONY: demo test test-slow test-oldest test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +54,29 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,spark]'
 	$(BIN)/python -m pytest -m slow
+
+OLDEST_DUCKDB := 1.4.4
+OLDEST_VENV := .venv-duckdb-oldest
+OLDEST_STAMP := $(OLDEST_VENV)/.installed
+CORE_TESTS := tests/test_views.py tests/test_method_rules.py tests/test_axes.py tests/test_native_text.py \
+	tests/test_textnorm.py tests/test_retrieve_read.py tests/test_load_errors.py tests/test_input_schema.py \
+	tests/test_datasets.py tests/test_corpus.py tests/test_schema_version.py tests/test_history.py \
+	tests/test_report.py tests/test_changes.py tests/test_diff_check.py tests/test_gates.py tests/test_logs.py \
+	tests/test_log_checks.py tests/test_sql_security.py tests/test_cli.py
+
+$(OLDEST_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST_VENV)/bin/python -m pip install --quiet -e '.[test]' 'duckdb==$(OLDEST_DUCKDB)'
+	touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP) $(DEMO_STAMP)
+	$(OLDEST_VENV)/bin/python -c "import duckdb; assert duckdb.__version__ == '$(OLDEST_DUCKDB)', duckdb.__version__"
+	$(OLDEST_VENV)/bin/python -m pytest -m "not slow" -p no:cacheprovider $(CORE_TESTS)
+	scratch=$$(mktemp -d) && for seed in chapter3 handbook three-axis; do \
+		$(BIN)/evalwh --db $$scratch/seeds.duckdb -q seed $$seed || exit 1; done && \
+		$(BIN)/evalwh --db $$scratch/seeds.duckdb -q materialize && \
+		$(OLDEST_VENV)/bin/python .ci/old_duckdb.py $$scratch/seeds.duckdb && rm -rf $$scratch
 
 LOGS_VENV := .venv-logs
 LOGS_STAMP := $(LOGS_VENV)/.installed
@@ -97,7 +123,6 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/same_results.py
 	$(BIN)/python bench/read_commands.py
 	$(BIN)/python bench/squad.py
-	$(BIN)/python bench/rowfiles.py
 	$(BIN)/python bench/tfidf.py
 	$(BIN)/python bench/report_100k.py
 	$(BIN)/python bench/logs_1m.py

@@ -60,12 +60,35 @@ def _param_row(param: Any, ctx: Any) -> str:
     """One table row for an argument or option: its spelling with its value, and its help."""
     record = param.get_help_record(ctx)
     spelling, help_text = record if record else (param.name or "", "")
+    if param.param_type_name == "argument":  # its name as the usage line writes it (Typers differ past it)
+        spelling = _argument_name(param)
     return f"| `{_cell(spelling)}` | {_cell(help_text)} |"
+
+
+def _argument_name(param: Any) -> str:
+    """An argument's name as usage lines write it (Typer releases differ in what they add to it)."""
+    return str(param.metavar or (param.name or "").upper())
+
+
+def _usage_pieces(command: Any) -> list[str]:
+    """What follows a command's words in its usage line: [OPTIONS] (or COMMAND) and its arguments."""
+    if hasattr(command, "list_commands"):
+        return ["[OPTIONS]", "COMMAND [ARGS]..."]
+    pieces = ["[OPTIONS]"]
+    for param in command.params:
+        if param.param_type_name != "argument" or getattr(param, "hidden", False):
+            continue
+        if param.metavar:  # written as the usage line should read it
+            pieces.append(str(param.metavar))
+            continue
+        name = _argument_name(param) + ("..." if param.nargs == -1 else "")
+        pieces.append(name if param.required else f"[{name}]")
+    return pieces
 
 
 def _command_section(words: list[str], command: Any, parent: Any) -> list[str]:
     ctx = typer.Context(command, info_name=" ".join(["evalwh", *words]), parent=parent)
-    usage = " ".join(["evalwh", *words, *command.collect_usage_pieces(ctx)])
+    usage = " ".join(["evalwh", *words, *_usage_pieces(command)])
     lines = [f"## `evalwh {' '.join(words)}`", "", f"```\n{usage}\n```", ""]
     lines += _paragraphs([paragraph.strip() for paragraph in (command.help or "").strip().split("\n\n")])
     params = [p for p in command.params if not getattr(p, "hidden", False) and p.name != "help"]

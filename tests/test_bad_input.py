@@ -526,7 +526,9 @@ def test_the_table_holds_sixty_kinds() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_bad_input_exits_2_naming_the_place_and_changes_nothing(case: Case, seeded: Path, tmp_path: Path) -> None:
+def test_bad_input_exits_2_naming_the_place_and_changes_nothing(case: Case, seeded: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a --db such as :memory: names a file here: none may appear
     db = tmp_path / "wh.duckdb"
     if not case.fresh:
         shutil.copy(seeded, db)
@@ -546,3 +548,4 @@ def test_bad_input_exits_2_naming_the_place_and_changes_nothing(case: Case, seed
     assert len(lines[0]) < 700, "data is echoed at most 200 characters at a time"
     assert sha256(db) == before
     assert not Path(str(db) + ".wal").exists()
+    assert {p.name for p in tmp_path.iterdir()} <= {"inputs", "wh.duckdb"}

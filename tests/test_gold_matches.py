@@ -9,12 +9,13 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalwh.loader import load_run
 from evalwh.text.textnorm import norm
-from tests.conftest import rows, write_table
+from tests.conftest import DUCKDB_1, rows, write_table
 
 # words that are prefixes, suffixes and parts of one another, a hyphenated one and punctuation
 WORD = st.sampled_from(["ab", "b", "abc", "bc", "c", "a-b", "ca", "B", ".", "-", "12"])
@@ -106,6 +107,7 @@ def _plan_operators(db: Path, sql: str) -> list[str]:
     return names
 
 
+@pytest.mark.skipif(DUCKDB_1, reason="the plan's shape is DuckDB 2's optimizer's")
 def test_case_scores_of_a_run_without_responses_never_searches_the_chunks(db: Path, tmp_path: Path) -> None:
     # run "b" has responses, "a" none. case_scores of "a" is empty, and DuckDB knows it before running
     # anything: neither the gold search (the chunks' words unnested) nor any scan is in its plan, so

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from evalwh.loader import load_run
-from tests.conftest import CHAPTER3
+from tests.conftest import CHAPTER3, DUCKDB_1
 
 
 def test_new_file_uses_the_1_4_storage_format(db: Path) -> None:
@@ -25,6 +26,7 @@ def test_new_file_uses_the_1_4_storage_format(db: Path) -> None:
     assert tags.get("storage_version") == "v1.4.0+"
 
 
+@pytest.mark.skipif(DUCKDB_1, reason="DuckDB 1.4 writes no format newer than its own")
 def test_init_rewrites_a_newer_format_file_in_the_oldest_format(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -67,7 +69,8 @@ def test_init_leaves_a_file_it_cannot_use_as_it_was(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--db", str(own), "init"])
     assert (result.exit_code, result.stdout) == (3, "")
     assert result.stderr.startswith(f"evalwh: error: {own}: is no evalwh warehouse and already holds something by "
-                                    "a name evalwh's schema needs (Catalog Error: View with name \"claims\" already")
+                                    "a name evalwh's schema needs (Catalog Error: ")
+    assert 'with name "claims" already exists' in result.stderr  # DuckDB 1.4 calls the view a table here
     assert result.stderr.endswith("; choose another --db\n") and result.stderr.count("\n") == 1
     assert own.read_bytes() == before
     read = CliRunner().invoke(app, ["--db", str(own), "runs"])
@@ -87,12 +90,14 @@ def test_init_adds_a_warehouse_beside_the_users_own_tables(tmp_path: Path) -> No
     con.close()
     runner = CliRunner()
     assert runner.invoke(app, ["--db", str(own), "init"]).exit_code == 0
-    assert storage_version(own) == f"{STORAGE_VERSION}+"
+    # DuckDB 1.4 writes a file of its own in the older v1.0.0 format, which init leaves as it is
+    assert storage_version(own) == ("v1.0.0+" if DUCKDB_1 else f"{STORAGE_VERSION}+")
     assert runner.invoke(app, ["--db", str(own), "seed"]).exit_code == 0
     assert runner.invoke(app, ["--db", str(own), "sql", "SELECT x FROM mine", "-f", "csv"]).stdout == "x\n42\n"
     assert runner.invoke(app, ["--db", str(own), "evidence"]).stdout.startswith("t1_c1: SUPPORTED\n")
 
 
+@pytest.mark.skipif(DUCKDB_1, reason="DuckDB 1.4 cannot spill this aggregate under the cap")
 def test_spilled_rows_go_to_the_system_temporary_directory(tmp_path: Path, monkeypatch) -> None:
     """Past its memory cap DuckDB spills; the files go to the system's temporary directory, never the
     working directory, which may not be writable."""

@@ -169,9 +169,9 @@ def test_a_copy_another_process_holds_is_left_to_it(tmp_path: Path, cache: Path,
     assert template is not None and template.is_file() and path.is_file()
 
 
-def test_a_template_other_code_made_is_brought_up_to_date_and_built_again(tmp_path: Path, cache: Path) -> None:
+def test_a_template_other_code_made_is_brought_up_to_date(tmp_path: Path, cache: Path) -> None:
     """A template whose views this release would not write (another build's, by the same key): the copy is
-    migrated like any file, and the template is discarded so that the next new warehouse builds it anew."""
+    migrated like any file, so the warehouse holds this release's views."""
     with open_warehouse(tmp_path / "first.duckdb", write=True):
         pass
     template = template_path("v1.4.0")
@@ -180,9 +180,5 @@ def test_a_template_other_code_made_is_brought_up_to_date_and_built_again(tmp_pa
         con.execute("COMMENT ON VIEW claim_status IS 'another build'")
     path = tmp_path / "wh.duckdb"
     load_run(path, CHAPTER3, run="a")
-    assert not template.exists()
     assert catalog(path) == catalog(tmp_path / "first.duckdb")
     assert rows(path, "SELECT count(*) FROM claim_status") == [(8,)]
-    with open_warehouse(tmp_path / "next.duckdb", write=True):
-        pass
-    assert rows(template, "SELECT comment FROM duckdb_views() WHERE view_name = 'claim_status'") != [("another build",)]

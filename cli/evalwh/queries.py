@@ -5,6 +5,7 @@ Each returns ``Rows`` straight from a view; the CLI only chooses the format.
 
 from __future__ import annotations
 
+import re
 import tempfile
 
 import duckdb
@@ -31,11 +32,20 @@ PIVOT_KEYWORDS = frozenset({"pivot", "pivot_wider"})
 
 
 def _tokens(sql: str) -> list[tuple[int, str, str]]:
-    """(offset, kind, text) of each token of ``sql`` but its comments, by DuckDB's own tokenizer."""
+    """(offset, kind, text) of each token of ``sql`` but its comments, by DuckDB's own tokenizer (DuckDB
+    1.4's names no comment: one is then part of what runs to the next token, and is cut from a keyword
+    or an operator, which hold no quotes)."""
     found = duckdb.tokenize(sql)
     ends = [offset for offset, _ in found[1:]] + [len(sql)]
-    return [(offset, kind.name, sql[offset:end].strip()) for (offset, kind), end in zip(found, ends, strict=True)
-            if kind.name != "comment"]
+    tokens = []
+    for (offset, kind), end in zip(found, ends, strict=True):
+        if kind.name == "comment":
+            continue
+        text = sql[offset:end].strip()
+        if kind.name in ("keyword", "operator"):
+            text = re.split(r"\s|--|/\*", text, maxsplit=1)[0]
+        tokens.append((offset, kind.name, text))
+    return tokens
 
 
 def explained(sql: str) -> str:
@@ -62,9 +72,13 @@ def check_read_only(sql: str) -> None:
         raise UsageError(str(exc).splitlines()[0]) from None
     if not statements:
         raise UsageError("no SQL statement given")
-    if len(statements) > 1:
-        raise UsageError(f"one statement at a time ({len(statements)} given)")
-    kind = statements[0].type
+    # DuckDB 1.4 gives a PIVOT whose columns come from the data as statements of its own making (the
+    # type of its columns, then the query), each without text; DuckDB 2 gives one MULTI statement
+    made = [s for s in statements if not s.query]
+    written = len(statements) - len(made) + (1 if made else 0)
+    if written > 1:
+        raise UsageError(f"one statement at a time ({written} given)")
+    kind = statements[-1].type
     tokens = _tokens(sql)
     first = tokens[0][2].lower() if tokens else ""
     if kind is duckdb.StatementType.EXPLAIN or first == "explain":  # EXPLAIN PIVOT is a MULTI statement

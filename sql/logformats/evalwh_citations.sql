@@ -3,7 +3,7 @@ SELECT
     file,
     line,
     request_id,
-    CAST(c.position AS INTEGER)      AS position,
+    CAST(c.at AS INTEGER)            AS position,
     c.cit.chunk_id                   AS chunk_id,
     c.cit.quote                      AS quote,
     CASE WHEN c.cit.chunk_id IS NULL THEN 'unresolved' ELSE 'resolved' END AS resolution,
@@ -12,6 +12,6 @@ FROM (
     -- each element with its 1-based position, as one struct: one unnest, which Spark also allows
     SELECT file, line, r.request_id AS request_id,
            unnest(list_transform(range(1, array_length(r.cited) + 1),
-                                 lambda i: struct_pack(position := i, cit := r.cited[i]))) AS c
+                                 lambda i: struct_pack(at := i, cit := r.cited[i]))) AS c
     FROM evalwh_spans
 )

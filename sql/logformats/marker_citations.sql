@@ -14,14 +14,14 @@ markers AS (
            unnest(list_transform(range(1, array_length(numbers) + 1),
                                  lambda i: struct_pack(n := CASE WHEN length(regexp_replace(numbers[i], '^0+', '')) <= 9
                                                                 THEN CAST(numbers[i] AS INTEGER) END,
-                                                       position := i))) AS marker
+                                                       at := i))) AS marker
     FROM found
 )
 SELECT
     m.file,
     m.line,
     m.request_id,
-    CAST(m.marker.position AS INTEGER)                                AS position,
+    CAST(m.marker.at AS INTEGER)                                AS position,
     d.chunk_id,
     CAST(NULL AS VARCHAR)                                        AS quote,
     CASE WHEN d.chunk_id IS NOT NULL THEN 'resolved'

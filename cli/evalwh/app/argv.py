@@ -92,6 +92,8 @@ def one_line_error(error: Any) -> str:
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
     # Click lists a missing argument's choices one a line, each after a tab: here one after another
     message = re.sub(r"\n\t", " ", error.format_message())
+    # Typer from 0.29 checks values with pydantic, which puts its own kind of error before the message
+    message = message.replace(": Value error, ", ": ")
     return f"evalwh: error: {one_line(message)}{hint}"
 
 

@@ -44,7 +44,7 @@ from evalwh.text.reader_output import register_reader_udfs
 from evalwh.text.textnorm import CHAPTER_STOPWORDS, register_udfs
 from evalwh.warehouse.connection import (
     LOAD_MEMORY_LIMIT,
-    attach,
+    attach_writer,
     drop_temp_tables,
     limit_memory,
     new_connection,
@@ -530,11 +530,11 @@ def _write(
     """Attach the warehouse and write the run in one transaction, then (when ``metrics``) its headline
     metrics in a second; counts rows, plus ``replaced``. A run of this id whose ``content_digest`` is
     ``digest`` is left as it is (``unchanged``), unless ``replace``."""
-    attach(con, db, read_only=False, invocation=invocation)
+    attach_writer(con, db, invocation)
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
+    migrate(con, db)
     with transaction(con):
-        migrate(con, db)
         stored = con.execute("SELECT content_digest FROM runs WHERE run_id = ?", [run_id]).fetchall()
         exists = bool(stored)
         if exists and not replace:

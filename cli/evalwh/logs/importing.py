@@ -42,7 +42,7 @@ from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_literal
 from evalwh.text.nativetext import register_native_macros
 from evalwh.text.textnorm import register_udfs
-from evalwh.warehouse.connection import attach, limit_memory, new_connection, one, scalar
+from evalwh.warehouse.connection import attach, attach_writer, limit_memory, new_connection, one, scalar
 from evalwh.warehouse.schema import file_schema_version, migrate
 
 # the formats whose requests are traces, whose spans may arrive over several imports
@@ -381,11 +381,11 @@ def _write_batch(
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     traced = source in TRACE_FORMATS
-    attach(con, db, read_only=False, invocation=invocation)
+    attach_writer(con, db, invocation)
+    migrate(con, db)
     # no force_compression: each log column has its own (sql/008_log_compression.sql)
     con.execute("BEGIN TRANSACTION")
     try:
-        migrate(con, db)
         # the valid requests not already in the warehouse (same source and request id): their lines
         con.execute("CREATE OR REPLACE TEMP TABLE valid_lines AS SELECT n.file, n.line, n.request_id "
                     "FROM temp.norm_requests AS n ANTI JOIN temp.bad AS b ON b.file = n.file AND b.line = n.line")

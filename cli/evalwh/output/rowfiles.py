@@ -2,7 +2,7 @@
 
 A command's rows are fetched and the warehouse released before anything is
 written (a slow reader of stdout never holds the file's lock). The rows then go,
-column by column (as list parameters, or numpy arrays for many rows), into a
+column by column (each as one list parameter), into a
 private in-memory DuckDB connection (a cursor of the command's own, once its
 warehouse is detached: starting a second DuckDB costs a small command as much
 as its query) and are cast back to the types the query
@@ -53,21 +53,13 @@ def _mixed(values: list[Any]) -> bool:
     return len(kinds) > 1
 
 
-# up to this many rows travel to DuckDB as list parameters, which need no numpy (its import costs more
-# than they save); more as numpy object arrays, about twice as fast per row (bench/rowfiles.py)
-LIST_ROWS = 20_000
-
-
-def _load(
-    con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format, *, arrays: bool | None = None
-) -> list[tuple[str, str]]:
+def _load(con: duckdb.DuckDBPyConnection, rows: Rows, fmt: Format) -> list[tuple[str, str]]:
     """Create ``rows_out`` in ``con`` holding ``rows`` with their query types; returns (name, type) pairs.
 
-    Each column travels as one list parameter, unnested beside the others, or (``arrays``; by default
-    past LIST_ROWS rows) as one numpy object array; either way DuckDB converts each Python value
-    alike (tests/test_rowfiles.py). A float column's NaNs travel as a separate flag, as DuckDB
-    reads a NaN in a numpy array as NULL. A column built in Python that mixes text and numbers is
-    JSON for ``json`` (each value keeps its JSON type) and text otherwise.
+    Each column travels as one list parameter, unnested beside the others, and is cast back to its
+    query type. A float column's NaNs travel as a separate flag, so that a NaN stays a NaN whatever
+    the column's type. A column built in Python that mixes text and numbers is JSON for ``json``
+    (each value keeps its JSON type) and text otherwise.
     """
     columns: dict[str, list[Any]] = {}
     selects = []
@@ -78,6 +70,11 @@ def _load(
             as_json = fmt is Format.json
             values = [None if v is None else json.dumps(v) if as_json else str(v) for v in values]
             wanted = "JSON" if as_json else "VARCHAR"
+        if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in values):
+            # DuckDB 1.4 reads a list of integers past 64 bits as DOUBLE: such a column travels as text
+            fits = all(not isinstance(v, int) or -(2**127) <= v < 2**127 for v in values)
+            values = [None if v is None else str(v) for v in values]
+            wanted = wanted or ("HUGEINT" if fits else "VARCHAR")
         columns[f"c{i}"] = values
         value = f"c{i}" if wanted is None or wanted.strip('"') == "NULL" else f"CAST(c{i} AS {wanted})"
         nan = [isinstance(v, float) and math.isnan(v) for v in values]
@@ -88,16 +85,8 @@ def _load(
     if not selects:
         con.execute("CREATE TEMP TABLE rows_out AS SELECT 1 WHERE false")
         return []
-    if len(rows.rows) > LIST_ROWS if arrays is None else arrays:
-        import numpy as np
-
-        con.register("evalwh_arrays", {key: np.fromiter(values, dtype=object, count=len(values))
-                                       for key, values in columns.items()})
-        con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM evalwh_arrays")
-        con.unregister("evalwh_arrays")
-    else:
-        unnested = ", ".join(f"unnest(${key}) AS {key}" for key in columns)
-        con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM (SELECT {unnested})", columns)
+    unnested = ", ".join(f"unnest(${key}) AS {key}" for key in columns)
+    con.execute(f"CREATE TEMP TABLE rows_out AS SELECT {', '.join(selects)} FROM (SELECT {unnested})", columns)
     return _described(con)
 
 
@@ -153,15 +142,14 @@ def _copy_statement(columns: list[tuple[str, str]], fmt: Format, target: Path, s
 
 
 def write_file(
-    rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *, arrays: bool | None = None,
+    rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY (``arrays``: see ``_load``):
-    through a cursor of ``con``, an in-memory connection of the caller's that it leaves open, else on a
+    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY: through a cursor of ``con``, an in-memory connection of the caller's that it leaves open, else on a
     new connection of its own."""
     work = new_connection() if con is None else con.cursor()  # a cursor has temporary tables of its own
     try:
-        columns = _load(work, rows, fmt, arrays=arrays)
+        columns = _load(work, rows, fmt)
         work.execute(_copy_statement(columns, fmt, target, safe_csv))
     finally:
         work.close()

@@ -114,8 +114,9 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
             "ELSE flatten(list_transform(list_filter(string_split(x, ' '), lambda p: p <> ''), lambda p: CASE "
             f"WHEN contains(p, '-') THEN regexp_extract_all(p, {sql_literal(WORD_REGEX)}) ELSE [p] END)) END)[1]"
         ),
-        # norm(t) from its words: joined by single spaces
-        "native_join": "(w) AS array_to_string(w, ' ')",
+        # norm(t) from its words: joined by single spaces (no words: the empty text, which DuckDB 1.4's
+        # array_to_string gives as NULL)
+        "native_join": "(w) AS CASE WHEN len(w) = 0 THEN '' ELSE array_to_string(w, ' ') END",
         # terms(t, 'unicode'): [\p{L}\p{N}][\p{L}\p{N}-]* after Python's lower(). Python lower-cases a
         # capital sigma by its context (final sigma), which DuckDB does not: such texts go to the Python UDF
         # terms, which the connection must have registered (evalwh.text.textnorm.register_udfs)
@@ -151,7 +152,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
             f"ELSE list_filter(regexp_split_to_array({no_articles}, {sql_literal(space + '+')}), lambda p: p <> '') END"
         ),
         # squad_normalize(t): those words joined by single spaces
-        "native_squad_normalize": "(t) AS array_to_string(native_squad_tokens(t), ' ')",
+        "native_squad_normalize": "(t) AS native_join(native_squad_tokens(t))",
         # variants(t): split at |, each stripped as Python's strip() does, the blank ones dropped
         "native_variants": (
             f"(t) AS list_filter(list_transform(string_split(t, '|'), lambda v: {strip('v')}), "
@@ -167,7 +168,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         # normal form of each non-blank variant is its tokens joined by single spaces, and no regex runs again
         "native_squad_variant_norms": (
             f"(t, k) AS list_transform(list_filter(list_zip({pieces}, k), "
-            f"lambda p: {strip('p[1]')} <> ''), lambda p: array_to_string(p[2], ' '))"
+            f"lambda p: {strip('p[1]')} <> ''), lambda p: native_join(p[2]))"
         ),
         # answer_numbers(a, s): numbers(a) once each cited id in s that is not empty, the longest first (in
         # their order among ids of one length, as Python's stable sort keeps them), is replaced by a space

@@ -77,6 +77,18 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
     Working through ATTACH lets a load stage and validate its input in memory
     first and touch the file only once the input is known to be good.
     """
+    _refuse_what_is_no_warehouse_file(path)
+    if path.is_file() and not read_only:
+        # opened for writing, a damaged file may be written to before DuckDB finds the damage: it is first
+        # opened read-only, and left untouched if it does not open cleanly
+        _open_cleanly(con, path, invocation)
+    # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
+    mode = " (READ_ONLY)" if read_only else "" if path.exists() else NEW_FILE
+    _attach_waiting(con, path, mode, invocation)
+
+
+def _refuse_what_is_no_warehouse_file(path: Path) -> None:
+    """A UsageError or WarehouseError for a --db that names no file DuckDB would keep a warehouse in."""
     if str(path).startswith(":memory:"):
         # DuckDB's name for a database in memory: a load into it would succeed and keep nothing
         raise UsageError(f"{path}: an in-memory database keeps nothing once evalwh ends; the warehouse is a file "
@@ -85,15 +97,6 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
         # DuckDB would attach an existing .csv or .parquet file as an empty in-memory database, and
         # a load into it would report success and keep nothing
         raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
-    if not read_only and not path.exists() and _attach_copy_of_template(con, path, invocation):
-        return
-    if path.is_file() and not read_only:
-        # opened for writing, a damaged file may be written to before DuckDB finds the damage: it is first
-        # opened read-only, and left untouched if it does not open cleanly
-        _open_cleanly(con, path, invocation)
-    # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
-    mode = " (READ_ONLY)" if read_only else "" if path.exists() else NEW_FILE
-    _attach_waiting(con, path, mode, invocation)
 
 
 def _attach_waiting(con: duckdb.DuckDBPyConnection, path: Path, mode: str, invocation: Invocation) -> None:
@@ -124,38 +127,10 @@ def _build_empty_warehouse(path: Path) -> None:
     try:
         con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{NEW_FILE}")  # a private scratch file: no lock to wait out
         con.execute("USE warehouse")
-        with transaction(con):
-            migrate(con, path)
+        migrate(con, path)
         _detach(con)
     finally:
         con.close()
-
-
-def _attach_copy_of_template(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invocation) -> bool:
-    """Make the new file ``path`` a copy of the cached empty warehouse (evalwh.warehouse.template) and
-    attach it, its schema steps stamped with this moment; False, with nothing at ``path``, when there is no
-    template or the copy does not open (the template is then discarded)."""
-    from evalwh.warehouse import template
-    from evalwh.warehouse.views import views_current
-
-    source = template.cached_template(STORAGE_VERSION, _build_empty_warehouse)
-    if source is None or not template.copy_new(source, path):
-        return False
-    try:
-        _attach_waiting(con, path, "", invocation)
-        con.execute("UPDATE schema_version SET applied_at = ?", [dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)])
-        if file_schema_version(con) != code_schema_version() or not views_current(con):
-            # made by other code than this (the caller's migrate brings the copy up to date): built again next time
-            template.discard(source)
-    except (duckdb.Error, WarehouseError) as exc:
-        if _locked(exc):  # another process opened the copy first: the file is in use, not damaged
-            raise
-        _detach(con)
-        path.unlink(missing_ok=True)
-        path.with_name(path.name + ".wal").unlink(missing_ok=True)
-        template.discard(source)
-        return False
-    return True
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
@@ -200,6 +175,29 @@ def limit_memory(con: duckdb.DuckDBPyConnection, limit: str | None = None) -> No
             from None
 
 
+def _stamp_new_file(path: Path) -> None:
+    """Stamp the schema steps of the new file ``path`` with this moment: a copy of the cached empty
+    warehouse was made now, not when its template was."""
+    con = new_connection()
+    try:
+        con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse")  # a private scratch file: no lock to wait out
+        con.execute("UPDATE warehouse.schema_version SET applied_at = ?",
+                    [dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)])
+    finally:
+        con.close()
+
+
+def attach_writer(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invocation = QUIET) -> None:
+    """Attach the warehouse file for writing; a new file starts as a copy of the cached empty warehouse
+    (evalwh.warehouse.template), which the caller's ``migrate`` finds complete."""
+    from evalwh.warehouse import template
+
+    _refuse_what_is_no_warehouse_file(path)  # before a copy of the template could take the name
+    if not path.exists():
+        template.copy_empty_warehouse(path, STORAGE_VERSION, _build_empty_warehouse, _stamp_new_file)
+    attach(con, path, read_only=False, invocation=invocation)
+
+
 def connect(
     path: Path, *, read_only: bool, invocation: Invocation = QUIET, udfs: bool = True
 ) -> duckdb.DuckDBPyConnection:
@@ -211,7 +209,10 @@ def connect(
 
         register_udfs(con)
     try:
-        attach(con, path, read_only=read_only, invocation=invocation)
+        if read_only:
+            attach(con, path, read_only=True, invocation=invocation)
+        else:
+            attach_writer(con, path, invocation)
     except BaseException:
         con.close()
         raise
@@ -244,8 +245,7 @@ def open_warehouse(
     con = connect(path, read_only=not write, invocation=invocation, udfs=udfs)
     try:
         if write:
-            with transaction(con):
-                migrate(con, path)
+            migrate(con, path)
         else:
             found = file_schema_version(con)
             check_not_newer(path, found)

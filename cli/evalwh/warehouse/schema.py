@@ -45,12 +45,18 @@ def check_not_newer(path: Path, found: int) -> None:
 
 
 def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Apply the schema steps the file lacks and refresh the views where needed, in the caller's transaction.
+    """Apply the schema steps the file lacks, each in a transaction of its own with its row in
+    ``schema_version`` (an upgrade cut short resumes at the step it did not finish), then refresh the
+    views where needed, in one more. Call it outside any transaction: the caller's own work follows.
+
+    One transaction a step, not one for all: DuckDB 1.4 cannot commit a transaction that alters a
+    table it has already updated (step 7 updates ``runs``, step 10 adds a column to it).
 
     Returns the number of schema steps applied.
     """
     from evalwh.resources import schema_steps  # a writer's: readers only compare versions
     from evalwh.text.textnorm import ensure_udfs
+    from evalwh.warehouse.connection import transaction
     from evalwh.warehouse.views import create_views, views_current
 
     found = file_schema_version(con)
@@ -59,17 +65,19 @@ def migrate(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     if pending:
         ensure_udfs(con)  # the steps that fill stored columns call the Python normalisation
     for version, sql in pending:
-        try:
-            con.execute(sql)
-        except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
-            holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
-            raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
-                                 f"({str(exc).splitlines()[0]}); choose another --db") from exc
-        con.execute(
-            "INSERT INTO schema_version VALUES (?, ?, ?)",
-            [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
-        )
+        with transaction(con):
+            try:
+                con.execute(sql)
+            except duckdb.CatalogException as exc:  # the file's own tables or views by evalwh's names
+                holds = "is no evalwh warehouse and already holds" if found == 0 else "holds"
+                raise WarehouseError(f"{path}: {holds} something by a name evalwh's schema needs "
+                                     f"({str(exc).splitlines()[0]}); choose another --db") from exc
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?, ?)",
+                [version, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None), __version__],
+            )
     applied = len(pending)
     if applied or not views_current(con):  # a view binds the tables' columns when it is created
-        create_views(con)
+        with transaction(con):
+            create_views(con)
     return applied

@@ -4,11 +4,11 @@ Creating a warehouse means running every schema step and creating every view, an
 view's whole query (and the views it reads) when it creates it: most of the cost of a small load
 (docs/benchmarks.md). Copying a file costs almost nothing. So the first new warehouse of a release
 builds an empty one in the cache, and every new warehouse after it is a copy, stamped with its own
-creation time. The cached file is named by a hash of everything that shapes it (DuckDB's version, the
-storage format, evalwh's version, the schema steps and the models), so a change to any of them builds
-a new one. A copy is then migrated like any other file, so a stale or damaged template costs time,
-never a wrong warehouse: one that does not open is discarded and the file is created as before, and
-one whose schema or views this code would not write is discarded after the copy, to be built anew.
+creation time before it takes its name. The cached file is named by a hash of everything that shapes it
+(DuckDB's version, the storage format, evalwh's version, the schema steps and the models), so a change
+to any of them builds a new one. A copy is then opened and migrated like any other file, so a damaged
+template costs time, never a wrong warehouse: one whose copy does not open is discarded and the file is
+created from the schema steps.
 
 ``EVALWH_CACHE_DIR`` names the directory (default: the user's cache directory, from platformdirs); set
 to an empty value, no template is kept and every warehouse is created from the schema steps.
@@ -83,18 +83,37 @@ def cached_template(storage_version: str, build: Callable[[Path], None]) -> Path
     return target
 
 
-def copy_new(template: Path, path: Path) -> bool:
+def copy_new(template: Path, path: Path, prepare: Callable[[Path], None] = lambda copy: None) -> bool:
     """Copy ``template`` to ``path`` unless something is there; whole or not at all (a copy beside it,
-    then a hard link, which fails if the name was taken meanwhile). Returns whether ``path`` is the copy."""
+    ``prepare(copy)`` run on it, then a hard link, which fails if the name was taken meanwhile). Returns
+    whether ``path`` is the copy; ``prepare``'s errors propagate, with nothing at ``path``."""
     scratch = path.with_name(f".{path.name}.{os.getpid()}.new")
     try:
         shutil.copyfile(template, scratch)
+        prepare(scratch)
         os.link(scratch, path)
     except OSError:  # taken meanwhile, or a file system without hard links: created as before
         return False
     finally:
         scratch.unlink(missing_ok=True)
+        scratch.with_name(scratch.name + ".wal").unlink(missing_ok=True)
     return True
+
+
+def copy_empty_warehouse(
+    path: Path, storage_version: str, build: Callable[[Path], None], stamp: Callable[[Path], None]
+) -> bool:
+    """Make the new file ``path`` a copy of the cached empty warehouse (built by ``build`` if need be),
+    ``stamp``ed with the moment it is made. False, with nothing at ``path``, when there is no cache, the
+    name was taken meanwhile, or the copy does not open (its template is then discarded, to be built anew)."""
+    source = cached_template(storage_version, build)
+    if source is None:
+        return False
+    try:
+        return copy_new(source, path, stamp)
+    except duckdb.Error:
+        discard(source)
+        return False
 
 
 def discard(template: Path) -> None:
