@@ -266,7 +266,7 @@ def test_check_counts_regressions_and_can_require_a_baseline(hr: Path) -> None:
     code, out, err = cli(hr, "check", "--max-regressions", "questions=1", "--max-regressions", "claims=2")
     assert code == 1
     conditions = [line for line in out.splitlines() if not line.startswith(" ")]
-    assert conditions[:2] == ["FAIL  questions worse <= 1: 2 questions got worse",
+    assert conditions[:3] == ["baseline: monday (the previous run of dataset hr-policy; none is blessed)","FAIL  questions worse <= 1: 2 questions got worse",
                               "ok    claims worse <= 2: 2 claims got worse"]
     assert "check failed: 1 of 2 conditions" in err
     assert cli(hr, "check", "--max-regressions", "questions=2", "--max-regressions", "claims=2")[0] == 0
@@ -276,7 +276,7 @@ def test_check_counts_regressions_and_can_require_a_baseline(hr: Path) -> None:
     assert json.loads(out)["conditions"][0]["detail"] == "no baseline: no earlier run of this dataset"
     code, out, err = cli(hr, "check", "--run", "monday", "--require-baseline")
     assert code == 1
-    assert out.splitlines()[0] == "FAIL  baseline required: no baseline: no earlier run of this dataset"
+    assert out.splitlines()[1] == "FAIL  baseline required: no baseline: no earlier run of this dataset"
     assert cli(hr, "check", "--require-baseline")[0] == 0  # tuesday has monday
 
 
@@ -620,7 +620,7 @@ def test_diff_lists_the_worse_questions_most_severe_first(severe: Path) -> None:
 def test_check_names_every_regression_most_severe_first(severe: Path) -> None:
     code, out, err = cli(severe, "check", "--max-regressions", "questions=0", "--max-regressions", "claims=5")
     assert code == 1 and "check failed: 1 of 2 conditions" in err
-    lines = out.splitlines()
+    lines = out.splitlines()[1:]  # after the baseline line
     assert lines[:4] == [
         "FAIL  questions worse <= 0: 3 questions got worse",
         "      q3 (severity 5): outcome correct action -> wrong action (expected refuse, the response did answer)",
@@ -656,7 +656,7 @@ def test_a_fix_alone_is_better_and_the_gate_holds(tmp_path: Path) -> None:
     load_run(db, run_folder(tmp_path, "after", GOOD_ANSWERS, BASE_CLAIMS))
     code, out, err = cli(db, "check", "--max-regressions", "questions=0", "--max-regressions", "claims=0")
     assert (code, err) == (0, ""), out
-    assert out.splitlines()[:2] == ["ok    questions worse <= 0: 0 questions got worse",
+    assert out.splitlines()[1:3] == ["ok    questions worse <= 0: 0 questions got worse",
                                     "ok    claims worse <= 0: 0 claims got worse"]
     rows = json.loads(cli(db, "diff", "-f", "json")[1])
     assert [(r["name"], r["change"], r["detail"]) for r in rows if r["kind"] == "question"] == \

@@ -48,6 +48,7 @@ def test_check_passes_with_exit_0(two_runs: Path) -> None:
                  "--max-drop", "pair_precision=0")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
+        "baseline: base (the previous run of dataset chapter3; none is blessed)",
         "ok    supported_share >= 0.625: is 0.625",
         "ok    dangling <= 1: is 1",
         "ok    pair_precision drop <= 0: 0.625 -> 0.750, drop -0.125 (better)",
@@ -61,6 +62,7 @@ def test_check_fails_with_exit_1_and_lists_failures(two_runs: Path) -> None:
                  "--min", "pairs=8")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
+        "baseline: none (no earlier run of dataset chapter3, and none is blessed)",
         "FAIL  supported_share >= 0.800: is 0.500",
         "ok    pairs >= 8: is 8",
         "FAIL  dangling <= 0: is 1",

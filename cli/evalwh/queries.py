@@ -110,6 +110,12 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
         return query(con, sql)
 
 
+def baselines(con: duckdb.DuckDBPyConnection, dataset: str | None = None) -> Rows:
+    """The blessed baselines (of ``dataset``, if given), by dataset (the view ``baselines``)."""
+    return query(con, "SELECT dataset, run_id, set_at, note FROM baselines WHERE $d IS NULL OR dataset = $d "
+                      "ORDER BY dataset", {"d": dataset})
+
+
 # the metrics ``runs`` shows beside each run, as metrics_history names them
 RUNS_METRICS = ("claims", "supported_share", "pair_precision", "questions")
 

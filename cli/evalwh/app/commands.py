@@ -937,6 +937,73 @@ def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
     emit_rows(ctx, rows, fmt, output)
 
 
+baseline_app = typer.Typer(help="A dataset's blessed baseline: the run report, diff, check and site compare its "
+                            "runs with, set on purpose (else each run's previous run).\n\n"
+                            "Example: evalwh baseline set latest --note 'release 2.3'",
+                            no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(baseline_app, name="baseline")
+
+
+@baseline_app.command("set")
+@handles_errors
+def baseline_set(
+    ctx: typer.Context,
+    run: Annotated[str, typer.Argument(metavar="RUN", help="The run to bless (a run id or 'latest').")],
+    note_text: Annotated[Optional[str], typer.Option("--note", help="Why this run (kept with it).")] = None,
+) -> None:
+    """Bless RUN as its dataset's baseline: the dataset's other runs are compared with it.
+
+    Example: evalwh baseline set nightly-2026-12-07 --note "approved for release 2.3"
+    """
+    from evalwh.warehouse.baselines import set_baseline
+
+    change = set_baseline(db_path(ctx), run, note_text, global_options(ctx).invocation)
+    if change.before == change.after:
+        note(ctx, f"{change.after} is already the baseline of dataset {change.dataset}; nothing written")
+    else:
+        was = f" (was {change.before})" if change.before else " (was: each run's previous run)"
+        note(ctx, f"baseline of dataset {change.dataset}: {change.after}{was}")
+
+
+@baseline_app.command("show")
+@handles_errors
+def baseline_show(
+    ctx: typer.Context,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only this dataset's baseline.")] = None,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """List the blessed baselines: dataset, run_id, set_at, note (a dataset without one is not listed).
+
+    Example: evalwh baseline show -f json
+    """
+    from evalwh import queries
+
+    with reading(ctx) as con:
+        rows = queries.baselines(con, dataset)
+    emit_rows(ctx, rows, fmt, output)
+
+
+@baseline_app.command("clear")
+@handles_errors
+def baseline_clear(
+    ctx: typer.Context,
+    dataset: Annotated[str, typer.Argument(metavar="DATASET", help="The dataset whose baseline to clear.")],
+) -> None:
+    """Clear DATASET's blessed baseline: each of its runs is compared with its previous run again.
+
+    Example: evalwh baseline clear hr-policy
+    """
+    from evalwh.warehouse.baselines import clear_baseline
+
+    change = clear_baseline(db_path(ctx), dataset, global_options(ctx).invocation)
+    if change.before is None:
+        note(ctx, f"dataset {dataset} has no blessed baseline; nothing written")
+    else:
+        note(ctx, f"baseline of dataset {dataset} cleared (was {change.before}): each run is compared with its "
+                  "previous run")
+
+
 def main() -> None:
     """Console-script entry point: what escapes every command's handler (a bug) is one line and exit 70."""
     try:

@@ -30,7 +30,7 @@ from evalwh.invocation import QUIET, Invocation
 from evalwh.output.templates import fmt_number, render
 from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
 from evalwh.warehouse.connection import limit_memory, open_warehouse
-from evalwh.warehouse.runs import baseline_run, resolve_run
+from evalwh.warehouse.runs import baseline_for, resolve_run
 
 TOLERANCE = 1e-9
 OPERATORS = {"min": ">=", "max": "<=", "max-drop": "drop <=", "max-regressions": "worse <="}
@@ -78,6 +78,8 @@ class CheckResult:
     outcomes: list[Outcome]
     # what each counted kind's --max-regressions compared: every regression, most severe first
     regressions: list[Regression] = field(default_factory=list)
+    # why the run is compared with previous_run (evalwh.warehouse.runs.baseline_for), or with none
+    baseline_why: str = ""
 
     def regressed(self, kind: str) -> list[Regression]:
         """The regressions of one kind (questions, claims), most severe first."""
@@ -205,7 +207,8 @@ def check_on(
         known = list(now) + [m for m in LOG_METRICS if m not in now]
         raise UsageError(f"unknown metric {unknown[0].metric!r}{closest(unknown[0].metric, known)} "
                          f"(metrics: {', '.join(known)})")
-    previous = baseline_run(con, run_id, baseline)
+    chosen = baseline_for(con, run_id, baseline)
+    previous = chosen.run_id
     before = metric_values(con, previous) if previous else None
     kinds = {c.metric for c in counted_gates}
     found = regressed(con, previous, run_id, kinds) if previous and kinds else []
@@ -215,7 +218,7 @@ def check_on(
     if require_baseline:
         outcomes.insert(0, Outcome("baseline required", "require-baseline", "", 0.0, None, None, previous is not None,
                                    f"compared with {previous}" if previous else NO_BASELINE))
-    return CheckResult(run_id, previous, outcomes, found)
+    return CheckResult(run_id, previous, outcomes, regressions=found, baseline_why=chosen.why)
 
 
 def run_check(
@@ -251,7 +254,7 @@ def regression_line(r: Regression) -> str:
 def format_text(result: CheckResult) -> str:
     """One line per condition, each --max-regressions one followed by the first NAMED_IN_TEXT regressions
     it counted (most severe first, indented), then a summary line."""
-    lines = []
+    lines = [f"baseline: {result.previous_run or 'none'} ({result.baseline_why})"] if result.baseline_why else []
     for o in result.outcomes:
         lines.append(f"{'ok  ' if o.ok else 'FAIL'}  {o.condition}: {o.detail}")
         if o.kind == "max-regressions":
@@ -269,7 +272,8 @@ def format_text(result: CheckResult) -> str:
 
 def format_json(result: CheckResult) -> str:
     """Machine-readable result."""
-    payload = {"run_id": result.run_id, "previous_run": result.previous_run, "ok": result.ok,
+    payload = {"run_id": result.run_id, "previous_run": result.previous_run, "baseline_why": result.baseline_why,
+               "ok": result.ok,
                "conditions": [asdict(o) for o in result.outcomes],
                "regressions": [asdict(r) for r in result.regressions]}
     return json.dumps(payload, indent=2) + "\n"
@@ -309,6 +313,7 @@ def format_junit(result: CheckResult) -> str:
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="run_id", value=result.run_id)
     ET.SubElement(properties, "property", name="baseline", value=result.previous_run or "")
+    ET.SubElement(properties, "property", name="baseline_why", value=result.baseline_why)
     suite.extend(cases)
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

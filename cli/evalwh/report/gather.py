@@ -35,7 +35,7 @@ from evalwh.vocabulary import (
     direction,
 )
 from evalwh.warehouse.connection import dicts, one, scalar
-from evalwh.warehouse.runs import TREND_RUNS, baseline_run, dataset_runs, resolve_run, unparsed_responses
+from evalwh.warehouse.runs import TREND_RUNS, baseline_for, dataset_runs, resolve_run, unparsed_responses
 
 DEFAULT_MAX_ROWS = REPORT_MAX_ROWS
 
@@ -130,6 +130,7 @@ class Changes:
 class ReportData:
     run: dict[str, Any]
     previous: str | None
+    baseline_why: str  # why the run is compared with previous (or with none)
     metrics: list[Metric]
     status_counts: list[tuple[str, int]]
     claims: Capped
@@ -419,7 +420,8 @@ def gather(
     info = dicts(con, "SELECT run_id, dataset, label, created_at, source, params FROM runs WHERE run_id = ?",
                   [run_id])[0]
     info["params"] = json.loads(info["params"])
-    previous = baseline_run(con, run_id, baseline)
+    chosen = baseline_for(con, run_id, baseline)
+    previous = chosen.run_id
     source = claim_statuses_source(con, run_id)
     history = dataset_runs(con, info["dataset"], run_id)
     # each run's metrics are read once (live, they cost a pass over its claims): the run, its baseline, its trend
@@ -454,6 +456,7 @@ def gather(
     return ReportData(
         run=info,
         previous=previous,
+        baseline_why=chosen.why,
         metrics=metrics,
         headline=headline,
         summary=summary_line(info, previous, metrics, sum(counts.values()), counts["SUPPORTED"],

@@ -6,6 +6,8 @@ previous run of the dataset" mean the same in a report, a diff and a gate.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 
 from evalwh.errors import UsageError
@@ -85,16 +87,47 @@ def require_same_dataset(con: duckdb.DuckDBPyConnection, baseline: str, run_id: 
                          f"({name(datasets.get(run_id))}) belong to different datasets; {hint}")
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """The run another run is compared with (None: there is none), and why that one (or why none)."""
+
+    run_id: str | None
+    why: str
+
+
+def blessed_baseline(con: duckdb.DuckDBPyConnection, dataset: str | None) -> str | None:
+    """The blessed baseline of ``dataset`` (the view ``baselines``), if one is set."""
+    rows = con.execute("SELECT run_id FROM baselines WHERE dataset = ?", [dataset]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def baseline_for(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> Baseline:
+    """What ``run_id`` is compared with, and why: ``baseline`` (a run id or 'latest') if given; else the
+    blessed baseline of its dataset (``evalwh baseline set``), unless that is the run itself; else the
+    previous run of its dataset (none when there is none). A baseline of another dataset is a UsageError."""
+    if baseline is not None:
+        chosen = resolve_run(con, baseline)
+        if chosen == run_id:
+            raise UsageError(f"--baseline {baseline!r} is the run itself; choose another run")
+        require_same_dataset(con, chosen, run_id, "choose a baseline of the run's own dataset")
+        return Baseline(chosen, "given with --baseline")
+    dataset = con.execute("SELECT dataset FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+    named = "no dataset" if dataset is None else f"dataset {dataset}"
+    blessed = blessed_baseline(con, dataset)
+    if blessed is not None and blessed != run_id:
+        return Baseline(blessed, f"the blessed baseline of {named}")
+    previous = previous_run(con, run_id)
+    if blessed == run_id:
+        itself = f"the run itself is the blessed baseline of {named}"
+        return Baseline(previous, f"the previous run; {itself}" if previous else f"{itself}, and it has no earlier run")
+    if previous is None:
+        return Baseline(None, f"no earlier run of {named}, and none is blessed")
+    return Baseline(previous, f"the previous run of {named}; none is blessed")
+
+
 def baseline_run(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> str | None:
-    """What ``run_id`` is compared with: ``baseline`` (a run id or 'latest') if given, else the
-    previous run of its dataset (None when there is none). A baseline of another dataset is a UsageError."""
-    if baseline is None:
-        return previous_run(con, run_id)
-    chosen = resolve_run(con, baseline)
-    if chosen == run_id:
-        raise UsageError(f"--baseline {baseline!r} is the run itself; choose another run")
-    require_same_dataset(con, chosen, run_id, "choose a baseline of the run's own dataset")
-    return chosen
+    """The run ``run_id`` is compared with (``baseline_for``), None when there is none."""
+    return baseline_for(con, run_id, baseline).run_id
 
 
 def unparsed_responses(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
