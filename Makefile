@@ -62,7 +62,7 @@ CORE_TESTS := tests/test_views.py tests/test_method_rules.py tests/test_axes.py 
 	tests/test_textnorm.py tests/test_retrieve_read.py tests/test_load_errors.py tests/test_input_schema.py \
 	tests/test_datasets.py tests/test_corpus.py tests/test_schema_version.py tests/test_history.py \
 	tests/test_report.py tests/test_changes.py tests/test_diff_check.py tests/test_gates.py tests/test_logs.py \
-	tests/test_log_checks.py tests/test_sql_security.py tests/test_cli.py
+	tests/test_log_checks.py tests/test_sql_security.py tests/test_cli.py tests/test_baselines.py
 
 $(OLDEST_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(OLDEST_VENV)
