@@ -99,7 +99,7 @@ import duckdb
 from evalwh.text.nativetext import register_native_macros
 folder = sys.argv[1]
 con = duckdb.connect()
-register_native_macros(con, python_fallback=False)  # ASCII answers: no capital sigma
+register_native_macros(con)  # ASCII answers: no capital sigma
 mean_em, mean_f1 = con.execute(f"""
 WITH q AS (SELECT question_id, acceptable_answers FROM read_csv('{folder}/questions.csv', all_varchar=true)),
 r AS (SELECT question_id, answer FROM read_json('{folder}/responses.jsonl', format='newline_delimited')),

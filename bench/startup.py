@@ -1,8 +1,8 @@
 """Start-up cost of a bare command: CPU seconds (user + system) and peak memory of `evalwh --version`,
 `evalwh --help` and `evalwh runs` on a small warehouse, beside the floors they stand on (the
 interpreter alone; importing Typer; Typer and its Rich help; Typer and the duckdb package; Typer,
-the duckdb package and reading the small warehouse's runs table; the same through DuckDB's engine
-alone, as evalwh.engine imports it, the floor of `evalwh runs -f csv`; and that with Rich's table
+the duckdb package and reading the small warehouse's runs table; the same through DuckDB's compiled engine
+alone (its private module, which evalwh does not import: the lowest a DuckDB read can cost); and that with Rich's table
 drawn, the floor of `evalwh runs`) and beside importing
 everything the command line imported before its imports were made lazy (DuckDB, numpy, Jinja, the
 loader and the report code). Each side runs in its own process, interleaved with the others and
@@ -29,7 +29,7 @@ EAGER = ("import evalwh.app.commands, duckdb, numpy, jinja2, evalwh.loader, eval
 # Typer, the duckdb package, the warehouse opened read-only and its runs read
 PACKAGE_READ = ("import typer, duckdb\ncon = duckdb.connect('wh.duckdb', read_only=True)\n"
                 "con.execute('SELECT * FROM runs').fetchall()")
-# what `evalwh runs -f csv` cannot do without: the same through DuckDB's engine, without the package's Python layer
+# the lowest a DuckDB read can cost: the same through DuckDB's engine, without the package's Python layer
 FLOOR = ("import typer, _duckdb\ncon = _duckdb.connect('wh.duckdb', read_only=True)\n"
          "rows = con.execute('SELECT * FROM runs').fetchall()")
 # and `evalwh runs`: those rows drawn as a Rich table

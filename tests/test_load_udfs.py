@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from evalwh.loader import load_run
-from evalwh.text.nativetext import register_native_macros
 from tests.conftest import rows, write_table
 from tests.reference_rtr import first_sentence, normalize_answer, numbers, tokens
 
@@ -66,15 +64,5 @@ def test_every_stored_text_column_follows_the_rules_with_or_without_the_python_f
     assert normalize_answer(first_sentence(texts["chunk"])) in sentence_norms
     if sigma_in is not None:  # the rule's own answer, which DuckDB's lower() alone would not give
         assert "οδος" in {*chunk_terms, *question_terms, *answer_tokens, *sum(acceptable_tokens, [])}
-
-
-def test_without_the_python_functions_a_capital_sigma_is_an_error_never_a_wrong_answer() -> None:
-    con = duckdb.connect()
-    register_native_macros(con, python_fallback=False)
-    assert con.execute("SELECT native_squad_tokens('Guest wifi'), native_uterms('Guest wifi')").fetchall() == [
-        (["guest", "wifi"], ["guest", "wifi"])]
-    for call in ("native_squad_tokens(?)", "native_uterms(?)", "native_squad_variants(?)"):
-        with pytest.raises(duckdb.InvalidInputException, match="capital sigma"):
-            con.execute(f"SELECT {call}", [SIGMA]).fetchall()
 
 

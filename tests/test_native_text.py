@@ -251,7 +251,7 @@ def test_answer_numbers_without_the_cited_ids(con: duckdb.DuckDBPyConnection, an
 
 def test_answer_numbers_of_ids_that_overlap() -> None:
     con = duckdb.connect()
-    register_native_macros(con, python_fallback=False)
+    register_native_macros(con)
     cases = [
         ("a12 7", ["a1", "12"], ["7"]),              # neither id stands alone in a12: nothing removed
         ("a1 12 7", ["a1", "12"], ["7"]),            # both do

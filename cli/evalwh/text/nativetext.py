@@ -24,10 +24,6 @@ identical result:
 tests/test_native_text.py runs every code point, and pairs of the characters where
 the engines could disagree, through both. The macros live on the loading
 connection only: no view calls them.
-
-Registering a Python UDF costs a process the import of numpy, so a load whose texts hold no capital
-sigma defines the macros without the fallback (``python_fallback=False``): there a capital sigma
-stops the query with an error instead of calling a function the connection does not have.
 """
 
 from __future__ import annotations
@@ -57,18 +53,10 @@ def re2_class(python_pattern: str, negate: bool = False, ascii_only: bool = Fals
     return ("[^" if negate else "[") + "".join(parts) + "]"
 
 
-def sigma_fallback(call: str, python_fallback: bool) -> str:
-    """What a macro does with a text holding a capital sigma: ``call``, the Python UDF; or, on a connection
-    without the UDFs, an error naming the text (never a wrong answer)."""
-    if python_fallback:
-        return call
-    return "error('a text with a capital sigma needs the Python text functions: ' || t)"
-
-
-@lru_cache(maxsize=2)
-def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
-    """Macro name -> ``(t) AS <expression>`` for each native text function; without ``python_fallback``
-    a text with a capital sigma raises an error where it would call a Python UDF."""
+@lru_cache(maxsize=1)
+def macro_definitions() -> dict[str, str]:
+    """Macro name -> ``(t) AS <expression>`` for each native text function; a text with a capital sigma
+    goes to the Python UDF of the same rule (the connection must have them: evalwh.text.textnorm)."""
     digit = re2_class(r"\d")
     alnum = re2_class(r"[^\W_]")
     not_alnum = re2_class(r"[^\W_]", negate=True)
@@ -83,7 +71,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
     no_marks = f"regexp_replace({lowered}, {marks}, '', 'g')"
     kept = "'\\1 \\2'"  # the characters around an article, a space between them
     no_articles = f"regexp_replace(regexp_replace({no_marks}, {article}, {kept}, 'g'), {article}, {kept}, 'g')"
-    unicode_terms = sigma_fallback("terms(t, 'unicode')", python_fallback)
+    unicode_terms = "terms(t, 'unicode')"
     # the same steps on an ASCII text, with ASCII's classes: small classes that RE2 matches faster
     ascii_not_word = re2_class(r"\w", negate=True, ascii_only=True)
     ascii_marks = sql_literal(re2_class(r"[\p{P}\p{S}]", ascii_only=True))
@@ -148,7 +136,7 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
         "native_squad_tokens": (
             "(t) AS CASE WHEN strlen(t) = length(t) THEN native_ascii_squad_tokens(t) "
             f"WHEN contains(t, {sql_literal(CAPITAL_SIGMA)}) "
-            f"THEN {sigma_fallback('squad_tokens(t)', python_fallback)} "
+            "THEN squad_tokens(t) "
             f"ELSE list_filter(regexp_split_to_array({no_articles}, {sql_literal(space + '+')}), lambda p: p <> '') END"
         ),
         # squad_normalize(t): those words joined by single spaces
@@ -196,10 +184,9 @@ def macro_definitions(python_fallback: bool = True) -> dict[str, str]:
     }
 
 
-def register_native_macros(con: duckdb.DuckDBPyConnection, python_fallback: bool = True) -> None:
-    """Define the native text macros as temporary macros of ``con`` (the loading connection). With
-    ``python_fallback`` the connection must have the Python UDFs the macros fall back to for a capital sigma
-    (evalwh.text.textnorm.register_udfs); without it, a text with a capital sigma is an error."""
+def register_native_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Define the native text macros as temporary macros of ``con`` (the loading connection), which must
+    have the Python UDFs they call for a text with a capital sigma (evalwh.text.textnorm.register_udfs)."""
     # one call for all of them: DuckDB runs the statements in turn, without a round trip each
     con.execute(";\n".join(f"CREATE OR REPLACE TEMP MACRO {name}{body}"
-                            for name, body in macro_definitions(python_fallback).items()))
+                            for name, body in macro_definitions().items()))
