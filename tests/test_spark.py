@@ -114,6 +114,10 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     # two runs of one dataset whose questions and claims change (question_changes, claim_changes)
     load_run(db, run_folder(folder, "monday", BASE_ANSWERS, BASE_CLAIMS))
     load_run(db, run_folder(folder, "tuesday", NEXT_ANSWERS, NEXT_CLAIMS))
+    # blessings (baselines): the handbook's second one stands; monday's dataset is blessed, then cleared
+    for args in (["set", "tfidf"], ["set", "scored", "--note", "approved"], ["set", "monday"],
+                 ["clear", "hr-policy"]):
+        assert runner.invoke(app, ["--db", str(db), "baseline", *args]).exit_code == 0, args
     for log in sorted(p for p in LOGS_DIR.iterdir() if p.is_file()):
         assert import_logs(db, [log]).requests > 0, log.name
     assert runner.invoke(app, ["--db", str(db), "export", str(folder / "export")]).exit_code == 0
