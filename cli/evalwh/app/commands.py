@@ -837,10 +837,15 @@ def sql(
     emit_rows(ctx, rows, fmt, output)
 
 
-logs_app = typer.Typer(help="Production logs: import them, then join them with a run in the log_* views.\n\n"
-                        "Example: evalwh logs import day.jsonl.gz && evalwh logs show health",
-                        no_args_is_help=True, rich_markup_mode=None)
-app.add_typer(logs_app, name="logs")
+def command_group(name: str, help_text: str) -> typer.Typer:
+    """A group of subcommands (``evalwh NAME COMMAND``) whose bare name prints its help."""
+    group = typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+    app.add_typer(group, name=name)
+    return group
+
+
+logs_app = command_group("logs", "Production logs: import them, then join them with a run in the log_* views.\n\n"
+                                 "Example: evalwh logs import day.jsonl.gz && evalwh logs show health")
 
 
 @logs_app.command("import")
@@ -937,11 +942,9 @@ def logs_batches(ctx: typer.Context, fmt: FormatOption = Format.table,
     emit_rows(ctx, rows, fmt, output)
 
 
-baseline_app = typer.Typer(help="A dataset's blessed baseline: the run report, diff, check and site compare its "
-                            "runs with, set on purpose (else each run's previous run).\n\n"
-                            "Example: evalwh baseline set latest --note 'release 2.3'",
-                            no_args_is_help=True, rich_markup_mode=None)
-app.add_typer(baseline_app, name="baseline")
+baseline_app = command_group("baseline", "A dataset's blessed baseline: the run report, diff, check and site "
+                                         "compare its runs with, set on purpose (else each run's previous run).\n\n"
+                                         "Example: evalwh baseline set latest --note 'release 2.3'")
 
 
 @baseline_app.command("set")

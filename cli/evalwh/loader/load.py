@@ -52,7 +52,7 @@ from evalwh.warehouse.connection import (
     scalar,
     transaction,
 )
-from evalwh.warehouse.runs import check_run_name, run_tables, unparsed_responses
+from evalwh.warehouse.runs import check_run_name, moment_after, run_tables, unparsed_responses
 from evalwh.warehouse.schema import migrate
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -552,10 +552,7 @@ def _write(
                                  "so that 'latest' and every baseline stay well defined")
             created = created_at
         else:
-            previous = scalar(con, "SELECT max(created_at) FROM runs")
-            created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-            if previous is not None and created <= previous:
-                created = previous + dt.timedelta(microseconds=1)
+            created = moment_after(con, "SELECT max(created_at) FROM runs", [])
         con.execute(
             "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
             "? AS dataset, ? AS content_digest", [run_id, created, label, source, json.dumps(params), dataset, digest]

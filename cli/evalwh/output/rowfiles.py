@@ -145,8 +145,8 @@ def write_file(
     rows: Rows, fmt: Format, target: Path, safe_csv: bool = False, *,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY: through a cursor of ``con``, an in-memory connection of the caller's that it leaves open, else on a
-    new connection of its own."""
+    """Write ``rows`` in ``fmt`` to the new file ``target`` with DuckDB's COPY: through a cursor of ``con``,
+    an in-memory connection of the caller's that it leaves open, else on a new connection of its own."""
     work = new_connection() if con is None else con.cursor()  # a cursor has temporary tables of its own
     try:
         columns = _load(work, rows, fmt)

@@ -9,7 +9,6 @@ where report, diff, check and site consult it.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import duckdb
 from evalwh.errors import UsageError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.warehouse.connection import open_warehouse, scalar, transaction
-from evalwh.warehouse.runs import blessed_baseline, resolve_run
+from evalwh.warehouse.runs import blessed_baseline, moment_after, resolve_run
 
 
 @dataclass(frozen=True)
@@ -32,10 +31,7 @@ class BaselineChange:
 
 def _append(con: duckdb.DuckDBPyConnection, dataset: str, run_id: str | None, note: str | None) -> None:
     """Append a row to baseline_log, later than every row before it (so that 'latest' is well defined)."""
-    previous = scalar(con, "SELECT max(set_at) FROM baseline_log WHERE dataset = ?", [dataset])
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-    if previous is not None and now <= previous:
-        now = previous + dt.timedelta(microseconds=1)
+    now = moment_after(con, "SELECT max(set_at) FROM baseline_log WHERE dataset = ?", [dataset])
     con.execute("INSERT INTO baseline_log VALUES (?, ?, ?, ?)", [dataset, run_id, now, note])
 
 

@@ -6,6 +6,7 @@ previous run of the dataset" mean the same in a report, a diff and a gate.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import duckdb
@@ -85,6 +86,14 @@ def require_same_dataset(con: duckdb.DuckDBPyConnection, baseline: str, run_id: 
             return "no dataset" if d is None else f"dataset {d!r}"
         raise UsageError(f"runs {baseline!r} ({name(datasets.get(baseline))}) and {run_id!r} "
                          f"({name(datasets.get(run_id))}) belong to different datasets; {hint}")
+
+
+def moment_after(con: duckdb.DuckDBPyConnection, latest_sql: str, params: list[object]) -> dt.datetime:
+    """Now (UTC), or a microsecond past the moment ``latest_sql`` returns when that is not earlier: what a
+    new run or baseline setting is stamped with, so that 'latest' is always one row."""
+    latest = con.execute(latest_sql, params).fetchall()[0][0]
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    return latest + dt.timedelta(microseconds=1) if latest is not None and now <= latest else now
 
 
 @dataclass(frozen=True)
