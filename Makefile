@@ -6,6 +6,9 @@
 # make test-oldest: the core suite (load, views, report, diff, check, logs import) with DuckDB 1.4.4, the
 #            oldest release evalwh supports (in .venv-duckdb-oldest), then the old-client check: every view
 #            of a warehouse the newest DuckDB wrote, queried by DuckDB 1.4.4 without evalwh
+# make test-lake: the lake tests (tests/test_lake.py, tests/test_team_workflow.py, tests/test_copy.py) with
+#            the lake extra (DuckDB 1.4.4 and its official extension binaries, in .venv-lake), against a
+#            throwaway Postgres server .ci/with-postgres starts (Debian's postgresql package)
 # make lint: ruff, mypy and pyright over cli/, tests/, bench/ and docs/generate.py, with the spark extra installed
 #            as CI has it, so pyspark's own types are checked (every evalwh import resolved); the package under
 #            mypy --strict and pyright's standard mode
@@ -21,7 +24,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-slow test-oldest test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
+.PHONY: demo test test-slow test-oldest test-lake test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -142,4 +145,17 @@ bench-spark: $(STAMP)
 	$(BIN)/python bench/spark_views.py
 
 clean:
-	rm -rf $(VENV) $(LOGS_VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out
+	rm -rf $(VENV) $(LOGS_VENV) $(LAKE_VENV) evalwh.duckdb evalwh.duckdb.wal cases.tsv out
+
+LAKE_VENV := .venv-lake
+LAKE_STAMP := $(LAKE_VENV)/.installed
+LAKE_TESTS := tests/test_lake.py tests/test_team_workflow.py tests/test_copy.py tests/test_baselines.py
+
+$(LAKE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(LAKE_VENV)
+	$(LAKE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LAKE_VENV)/bin/python -m pip install --quiet -e '.[test,lake]'
+	touch $(LAKE_STAMP)
+
+test-lake: $(LAKE_STAMP)
+	EVALWH_TEST_LAKE=required .ci/with-postgres $(LAKE_VENV)/bin/python -m pytest -p no:cacheprovider $(LAKE_TESTS)

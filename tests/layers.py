@@ -12,7 +12,7 @@ from pathlib import Path
 # lowest first: a module may import its own layer and those below, never one above
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("evalwh", "evalwh.errors", "evalwh.sqltext", "evalwh.vocabulary", "evalwh.resources",
-     "evalwh.invocation"),
+     "evalwh.invocation", "evalwh.location"),
     ("evalwh.text",),
     ("evalwh.warehouse",),
     ("evalwh.output",),

@@ -194,7 +194,7 @@ def test_a_load_stopped_before_its_metrics_keeps_the_run_and_reads_them_live(db:
     from evalwh.history import metric_values
 
     def interrupted(con, run_id, now):
-        con.execute("INSERT INTO metrics_history VALUES (?, 1, 'claims', 99, ?)", [run_id, now])
+        con.execute("INSERT INTO metrics_history VALUES (?, 1, 'claims', 99, ?, NULL, NULL)", [run_id, now])
         raise KeyboardInterrupt
 
     monkeypatch.setattr(loader, "store_metrics", interrupted)

@@ -23,7 +23,7 @@ from tests.test_docs import run_page_example
 
 HANDBOOK = REPO / "seeds" / "handbook"
 # the columns of a base table that say where a run came from rather than what it holds
-PROVENANCE = {"source", "created_at", "run_id", "label", "dataset", "content_digest"}
+PROVENANCE = {"source", "created_at", "run_id", "label", "dataset", "content_digest", "manifest"}
 
 
 def read_rows(folder: Path, name: str) -> list[dict[str, str]]:

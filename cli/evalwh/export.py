@@ -27,6 +27,7 @@ import duckdb
 
 from evalwh.errors import UsageError, closest
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Location
 from evalwh.output.rows import Rows
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.connection import limit_memory, one, open_warehouse
@@ -69,7 +70,7 @@ def _copy(con: duckdb.DuckDBPyConnection, select: str, target: Path, fmt: str, p
 
 
 def export_warehouse(
-    db: Path, directory: Path, fmt: str = "parquet", run: str | None = None, invocation: Invocation = QUIET,
+    db: Location, directory: Path, fmt: str = "parquet", run: str | None = None, invocation: Invocation = QUIET,
     *, include: Sequence[str] = (), all_views: bool = False,
 ) -> list[Exported]:
     """Write every table and view of the warehouse at ``db`` (only ``run``'s rows, if given) under

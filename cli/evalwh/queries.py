@@ -94,6 +94,16 @@ def check_read_only(sql: str) -> None:
         raise UsageError(f"evalwh sql runs read-only queries (SELECT, PIVOT or EXPLAIN); not {kind.name}")
 
 
+def lake_data_path(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The data path of the attached warehouse when it is a lake; None for a file."""
+    kind = con.execute("SELECT type FROM duckdb_databases() WHERE database_name = 'warehouse'").fetchall()
+    if not kind or kind[0][0] != "ducklake":
+        return None
+    from evalwh.warehouse.lake import data_path
+
+    return data_path(con)
+
+
 def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     """Run one user query on a read-only warehouse connection, locked down first.
 
@@ -105,6 +115,9 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     check_read_only(sql)
     with tempfile.TemporaryDirectory(prefix="evalwh-sql-", ignore_cleanup_errors=True) as private:
         con.execute(f"SET temp_directory = {sql_literal(private)}")
+        lake_files = lake_data_path(con)
+        if lake_files is not None:  # a lake's tables are Parquet files there: the one place it may read
+            con.execute("SET allowed_directories = ?", [[lake_files]])
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
         return query(con, sql)

@@ -17,6 +17,11 @@ from typing import Literal
 
 # the run name that means the most recently created run (every --run option's default)
 LATEST = "latest"
+
+# The version of the rules the views and the stored normalisations apply: it changes only when a rule
+# does (a status, a metric, a normalisation; tests/test_rules_version.py holds it to the rules' text), so
+# a history row's rules_version says whether two stored values are comparable
+RULES_VERSION = 1
 # the production-log formats ``logs import`` reads (sql/logformats/<format>_*.sql)
 LOG_FORMATS: tuple[str, ...] = ("evalwh", "openinference", "otlp", "anthropic", "ragas", "deepeval")
 # claim statuses (claim_status.status), in the order a report lists them

@@ -23,7 +23,7 @@ ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if 
 
 # global option -> whether it takes a value
 GLOBAL_OPTIONS: dict[str, bool] = {"--db": True, "--wait": True, "--safe-csv": False, "--quiet": False, "-q": False,
-                                   "--memory-limit": True}
+                                   "--memory-limit": True, "--data-path": True}
 
 
 

@@ -38,6 +38,7 @@ from evalwh.app.options import (
     to_file,
 )
 from evalwh.errors import ExitCode, UsageError
+from evalwh.location import Location, as_location
 from evalwh.output.files import atomic_output, write_lines
 from evalwh.output.rows import Format, Rows
 from evalwh.vocabulary import LATEST, LOG_FORMATS
@@ -63,8 +64,8 @@ app = typer.Typer(
     rich_markup_mode=None,  # help as Click writes it, plain text: Rich's panels would double a --help's start-up
 )
 
-def db_path(ctx: typer.Context) -> Path:
-    """The warehouse path chosen by the global --db option."""
+def db_path(ctx: typer.Context) -> Location:
+    """The warehouse chosen by the global --db option (and --data-path, for a lake)."""
     return global_options(ctx).db
 
 
@@ -144,9 +145,16 @@ def version_callback(value: bool) -> None:
 def main_options(
     ctx: typer.Context,
     db: Annotated[
-        Path,
-        typer.Option("--db", envvar="EVALWH_DB", help="Warehouse file.", dir_okay=False, show_default=True),
-    ] = DEFAULT_DB,
+        str,
+        typer.Option("--db", envvar="EVALWH_DB", show_default=True,
+                     help="The warehouse: a DuckDB file, or a DuckLake (ducklake:postgres:dbname=… host=…, "
+                     "ducklake:sqlite:FILE, ducklake:FILE.ducklake) a team shares."),
+    ] = str(DEFAULT_DB),
+    data_path: Annotated[
+        Optional[str],
+        typer.Option("--data-path", envvar="EVALWH_DATA_PATH", metavar="DIR|URL",
+                     help="Where a new lake keeps its Parquet files (the lake remembers it)."),
+    ] = None,
     wait: Annotated[
         float,
         typer.Option("--wait", envvar="EVALWH_WAIT", min=0, metavar="SECONDS",
@@ -174,7 +182,8 @@ def main_options(
     ] = None,
 ) -> None:
     """Global options (each may also come after the command)."""
-    ctx.obj = GlobalOptions(db=db, wait=wait, safe_csv=safe_csv, quiet=quiet, memory_limit=memory_limit)
+    ctx.obj = GlobalOptions(warehouse=db, data_path=data_path, wait=wait, safe_csv=safe_csv, quiet=quiet,
+                            memory_limit=memory_limit)
 
 
 WHOLE = re.compile(r"[0-9]+")
@@ -377,18 +386,32 @@ def materialize(
     full_refresh: Annotated[
         bool, typer.Option("--full-refresh", help="Rebuild the history of every run, not only new runs.")
     ] = False,
+    rescore: Annotated[
+        bool, typer.Option("--rescore", help="Compute again every stored row another release or other rules "
+                           "computed, and print each value that changed (run_id, kind, item, stored, now, "
+                           "computed_by).")
+    ] = False,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
 ) -> None:
     """Copy into the history tables what they lack: runs' claim statuses, and headline metrics not stored at load.
 
-    Example: evalwh materialize --full-refresh
+    Example: evalwh materialize --rescore -f csv
     """
     from evalwh.history.materialize import materialize as materialize_history
 
-    result = materialize_history(db_path(ctx), full_refresh=full_refresh, invocation=global_options(ctx).invocation)
+    result = materialize_history(db_path(ctx), full_refresh=full_refresh, rescore=rescore,
+                                 invocation=global_options(ctx).invocation)
     if result.runs:
         note(ctx, f"materialised {len(result.runs)} run(s): {', '.join(result.runs)}")
-    else:
+    elif not result.rescored_runs:
         note(ctx, "nothing to materialise: every run is already in history")
+    if rescore:
+        note(ctx, f"rescored {len(result.rescored_runs)} run(s) stored by another release or rules; "
+                  f"{len(result.rescored)} value(s) changed")
+        emit_rows(ctx, Rows(("run_id", "kind", "item", "stored", "now", "computed_by"),
+                            [(c.run_id, c.kind, c.item, c.stored, c.now, c.computed_by) for c in result.rescored]),
+                  fmt, output)
 
 
 @app.command()
@@ -556,7 +579,9 @@ def diff(
     Example: evalwh diff -f md >> "$GITHUB_STEP_SUMMARY"
     """
     from evalwh.history import compare
+    from evalwh.warehouse.runs import rules_note
 
+    rules = None
     with reading(ctx) as con:
         before, after = compare.diff_pair(con, runs or [], baseline, across_datasets=across_datasets)
         if before is None:
@@ -564,6 +589,9 @@ def diff(
         else:
             a, b, rows = compare.diff_runs(con, before, after, global_options(ctx).memory_limit,
                                            across_datasets=across_datasets)
+            rules = rules_note(con, before, after)
+    if rules is not None:
+        note(ctx, rules)
     if a is None:
         note(ctx, f"run {b!r} has no earlier run in its dataset to compare with; nothing to diff "
                     "(pass --baseline RUN)")
@@ -572,7 +600,7 @@ def diff(
         else:
             emit_rows(ctx, rows, Format(fmt.value), output)
     elif fmt is DiffFormat.md:
-        write_text(ctx, compare.diff_markdown(a, b, rows), output)
+        write_text(ctx, compare.diff_markdown(a, b, rows, rules), output)
     else:
         emit_rows(ctx, rows, Format(fmt.value), output)
 
@@ -809,6 +837,29 @@ def export_command(
     chosen = fmt.value if fmt is not None else ("table" if sys.stdout.isatty() and to_file(output) is None else "csv")
     emit_rows(ctx, export.exported_rows(exported), Format(chosen), output)
     note(ctx, f"wrote {len(exported)} tables and views to {directory}")
+
+
+@app.command("copy")
+@handles_errors
+def copy_command(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(metavar="SRC", help="The warehouse to copy: a file or ducklake:….")],
+    target: Annotated[str, typer.Argument(metavar="DST", help="The warehouse to add it to, created if need be "
+                                          "(a new lake's Parquet files go under --data-path).")],
+) -> None:
+    """Add every run, log batch, history row and baseline of SRC to DST, whole or not at all.
+
+    A file into a team's lake, a lake back into a file, or a file into a file. A run id or log batch id
+    DST already holds is refused before anything is written; --db is not used.
+
+    Example: evalwh copy evalwh.duckdb 'ducklake:postgres:dbname=evals host=db' --data-path s3://evals/lake
+    """
+    from evalwh.warehouse.copying import copy_warehouse
+
+    options = global_options(ctx)
+    result = copy_warehouse(source, target, data_path=options.data_path, invocation=options.invocation)
+    note(ctx, f"copied {len(result.runs)} run(s), {result.log_batches} log batch(es), {result.history_rows} history "
+              f"row(s) and {result.baseline_settings} baseline setting(s) into {as_location(target)}")
 
 
 @app.command()

@@ -18,6 +18,7 @@ import typer
 
 from evalwh.app.diagnostics import notice
 from evalwh.invocation import Invocation
+from evalwh.location import Location, as_location
 from evalwh.output.rows import Format
 
 DEFAULT_DB = Path("evalwh.duckdb")
@@ -27,11 +28,17 @@ DEFAULT_DB = Path("evalwh.duckdb")
 class GlobalOptions:
     """The global options of one command line."""
 
-    db: Path = DEFAULT_DB
+    warehouse: str = str(DEFAULT_DB)  # --db as given
+    data_path: str | None = None  # --data-path: where a new lake's Parquet files go
     wait: float = 30.0
     safe_csv: bool = False
     quiet: bool = False
     memory_limit: str | None = None
+
+    @property
+    def db(self) -> Location:
+        """The warehouse --db names (a file, or a lake with --data-path)."""
+        return as_location(self.warehouse, self.data_path)
 
     def note(self, message: str) -> None:
         """A message for the person at the terminal (stderr, so stdout stays data); none with --quiet."""

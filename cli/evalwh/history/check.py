@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import duckdb
 
@@ -27,6 +26,7 @@ from evalwh.errors import UsageError, closest
 from evalwh.history.materialize import metric_values
 from evalwh.history.pairs import pair_changes
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Location
 from evalwh.output.templates import fmt_number, render
 from evalwh.vocabulary import LOG_METRICS, PLAIN_DECIMAL, verdict, worsening
 from evalwh.warehouse.connection import limit_memory, open_warehouse
@@ -222,7 +222,7 @@ def check_on(
 
 
 def run_check(
-    db: Path, run: str, conditions: list[Condition], baseline: str | None = None, invocation: Invocation = QUIET,
+    db: Location, run: str, conditions: list[Condition], baseline: str | None = None, invocation: Invocation = QUIET,
     *, require_baseline: bool = False,
 ) -> CheckResult:
     """Evaluate every condition on ``run``; ``--max-drop`` and ``--max-regressions`` compare with ``baseline``

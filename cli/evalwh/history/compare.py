@@ -112,8 +112,9 @@ def diff_runs(
     return a, b, Rows(DIFF_COLUMNS, rows)
 
 
-def diff_markdown(run_a: str, run_b: str, rows: Rows) -> str:
-    """The diff as Markdown: a metrics table, then the changed questions and claims, worst first."""
+def diff_markdown(run_a: str, run_b: str, rows: Rows, rules: str | None = None) -> str:
+    """The diff as Markdown: a metrics table, then the changed questions and claims, worst first (after
+    ``rules``, a sentence saying the two runs were computed under different rules, when they were)."""
     kinds = {kind: [r for r in rows.dicts() if r["kind"] == kind] for kind in ("metric", "question", "claim")}
     return render("md", "diff.md.j2", a=run_a, b=run_b, metrics=kinds["metric"], questions=kinds["question"],
-                  claims=kinds["claim"]).rstrip("\n") + "\n"
+                  claims=kinds["claim"], rules=rules).rstrip("\n") + "\n"

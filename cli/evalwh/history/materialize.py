@@ -13,43 +13,76 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import duckdb
 
+from evalwh import __version__
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Location
 from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_literal
-from evalwh.warehouse.connection import open_warehouse, scalar, transaction
+from evalwh.vocabulary import RULES_VERSION
+from evalwh.warehouse.connection import open_warehouse, scalar, write_transaction
 
 HISTORY_TABLES: tuple[str, ...] = ("metrics_history", "claim_status_history")
 
 
 @dataclass(frozen=True)
+class Rescored:
+    """A stored history value that this release computes otherwise (``materialize --rescore``)."""
+
+    run_id: str
+    kind: str  # metric | status
+    item: str  # the metric's name, or the claim's id
+    stored: str | None  # the value as stored (a metric's as text, exactly)
+    now: str | None  # the value this release computes
+    computed_by: str  # why they differ: the release and rules version that stored the old value
+
+
+@dataclass(frozen=True)
 class MaterializeResult:
-    """Which runs a materialize wrote."""
+    """Which runs a materialize wrote, and with --rescore what changed."""
 
     runs: list[str]
     full_refresh: bool
+    rescored: list[Rescored] = field(default_factory=list)
+    rescored_runs: list[str] = field(default_factory=list)
 
 
 def store_metrics(con: duckdb.DuckDBPyConnection, run_id: str, now: dt.datetime) -> None:
     """Write the run's headline metrics (run_metrics_long) into metrics_history, in the caller's transaction."""
     con.execute(
-        "INSERT INTO metrics_history SELECT run_id, position, metric, value, ? FROM run_metrics_long WHERE run_id = ?",
-        [now, run_id],
+        "INSERT INTO metrics_history BY NAME SELECT run_id, position, metric, value, ? AS materialized_at, "
+        "? AS evalwh, ? AS rules_version FROM run_metrics_long WHERE run_id = ?",
+        [now, __version__, RULES_VERSION, run_id],
     )
 
 
-def materialize(db: Path, *, full_refresh: bool = False, invocation: Invocation = QUIET) -> MaterializeResult:
+def store_statuses(con: duckdb.DuckDBPyConnection, run_id: str, now: dt.datetime) -> None:
+    """Write the run's claim statuses (claim_status) into claim_status_history, in the caller's transaction."""
+    con.execute(
+        "INSERT INTO claim_status_history BY NAME SELECT run_id, claim_id, ordinal, status, cited_ids, "
+        "? AS materialized_at, ? AS evalwh, ? AS rules_version FROM claim_status WHERE run_id = ?",
+        [now, __version__, RULES_VERSION, run_id],
+    )
+
+
+def materialize(db: Location, *, full_refresh: bool = False, rescore: bool = False,
+                invocation: Invocation = QUIET) -> MaterializeResult:
     """Write what history lacks, run by run: the headline metrics of runs without them and the claim
-    statuses of runs with claims and none stored (everything of every run with ``full_refresh``)."""
+    statuses of runs with claims and none stored (everything of every run with ``full_refresh``).
+
+    With ``rescore``, every stored row computed by another release or under other rules is computed
+    again by this one, and each value that changed is listed with the release and rules that stored it.
+    One transaction; in a lake, run again from the start if a concurrent writer commits first.
+    """
     with open_warehouse(db, write=True, create=False, invocation=invocation, udfs=False) as con:  # nothing to materialise without a warehouse
-        with transaction(con):
+        def work() -> MaterializeResult:
             if full_refresh:
                 for table in HISTORY_TABLES:
                     con.execute(f"DELETE FROM {table}")
+            changes, stale = _rescore(con) if rescore and not full_refresh else ([], [])
             pending = con.execute(
                 "SELECT run_id, run_id NOT IN (SELECT run_id FROM metrics_history), "
                 "run_id NOT IN (SELECT run_id FROM claim_status_history) AND run_id IN (SELECT run_id FROM claims) "
@@ -62,13 +95,42 @@ def materialize(db: Path, *, full_refresh: bool = False, invocation: Invocation 
                     if metrics:
                         store_metrics(con, run_id, now)
                     if statuses:
-                        con.execute(
-                            "INSERT INTO claim_status_history SELECT run_id, claim_id, ordinal, status, cited_ids, ? "
-                            "FROM claim_status WHERE run_id = ?",
-                            [now, run_id],
-                        )
+                        store_statuses(con, run_id, now)
                     advance(1)
-    return MaterializeResult(runs=[run_id for run_id, _, _ in pending], full_refresh=full_refresh)
+            return MaterializeResult(runs=[run_id for run_id, _, _ in pending if run_id not in stale],
+                                     full_refresh=full_refresh, rescored=changes, rescored_runs=stale)
+
+        return write_transaction(con, db, work, invocation)
+
+
+STALE = "(evalwh IS DISTINCT FROM $release OR rules_version IS DISTINCT FROM $rules)"
+
+
+def _rescore(con: duckdb.DuckDBPyConnection) -> tuple[list[Rescored], list[str]]:
+    """The stored values this release computes otherwise, and the runs holding rows another release or
+    other rules computed; those runs' history rows are deleted, for the caller to store again."""
+    params = {"release": __version__, "rules": RULES_VERSION}
+    stale = [row[0] for row in con.execute(
+        f"SELECT run_id FROM metrics_history WHERE {STALE} UNION SELECT run_id FROM claim_status_history "
+        f"WHERE {STALE} ORDER BY run_id", params).fetchall()]
+    if not stale:
+        return [], []
+    by = ("concat('evalwh ', coalesce(s.evalwh, 'before 0.1 (unrecorded)'), ', rules ', "
+          "coalesce(CAST(s.rules_version AS VARCHAR), 'unrecorded'))")
+    metrics = con.execute(
+        f"""SELECT run_id, 'metric', metric, CAST(s.value AS VARCHAR), CAST(n.value AS VARCHAR), {by}
+        FROM (SELECT * FROM metrics_history WHERE list_contains($stale, run_id)) AS s
+        FULL JOIN (SELECT * FROM run_metrics_long WHERE list_contains($stale, run_id)) AS n USING (run_id, metric)
+        WHERE s.value IS DISTINCT FROM n.value OR s.run_id IS NULL OR n.run_id IS NULL
+        ORDER BY run_id, coalesce(n.position, s.position)""", {"stale": stale}).fetchall()
+    statuses = con.execute(
+        f"""SELECT s.run_id, 'status', s.claim_id, s.status, n.status, {by}
+        FROM claim_status_history AS s JOIN claim_status AS n USING (run_id, claim_id)
+        WHERE list_contains($stale, s.run_id) AND s.status IS DISTINCT FROM n.status
+        ORDER BY s.run_id, s.ordinal""", {"stale": stale}).fetchall()
+    for table in HISTORY_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE list_contains($stale, run_id)", {"stale": stale})
+    return [Rescored(*row) for row in metrics + statuses], stale
 
 
 def metrics_stored(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:

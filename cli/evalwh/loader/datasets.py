@@ -30,6 +30,7 @@ from evalwh.errors import InputError, UsageError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.frames import load_frames
 from evalwh.loader.load import LoadResult
+from evalwh.location import Location
 from evalwh.logs.formats import preludes
 from evalwh.logs.importing import _check_records, choose_format, parse_id_keys, register_log_functions
 from evalwh.logs.read import file_labels, read_raw
@@ -141,7 +142,7 @@ def _padded(ids: Sequence[str | None], items: Sequence[str]) -> list[str | None]
 
 
 def load_dataset_file(
-    db: Path, path: Path, *, run: str | None = None, fmt: str | None = None, label: str | None = None,
+    db: Location, path: Path, *, run: str | None = None, fmt: str | None = None, label: str | None = None,
     replace: bool = False, thresholds: Sequence[int] = (1, 2, 3, 4, 5), overrides: dict[str, Any] | None = None,
     metrics: bool = True, invocation: Invocation = QUIET,
 ) -> LoadResult:

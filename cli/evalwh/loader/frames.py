@@ -21,6 +21,7 @@ from evalwh.errors import InputError, UsageError, closest
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.load import LoadResult, load_run
 from evalwh.loader.validate import SPECS
+from evalwh.location import Location
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.connection import new_connection
 
@@ -81,7 +82,7 @@ def write_folder(folder: Path, tables: Mapping[str, Any]) -> dict[str, str]:
 
 
 def load_frames(
-    db: Path,
+    db: Location,
     tables: Mapping[str, Any],
     *,
     run: str,

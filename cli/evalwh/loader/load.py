@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 
 from evalwh.errors import InputError, UsageError
-from evalwh.history.materialize import store_metrics
+from evalwh.history.materialize import metrics_stored, store_metrics
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.encoding import check_utf8, data_suffix
 from evalwh.loader.locate import csv_line_of_row, jsonl_line_of_row
@@ -37,6 +37,7 @@ from evalwh.loader.validate import (
     validate_retrievals,
     validate_table,
 )
+from evalwh.location import Location
 from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_identifier
 from evalwh.text.nativetext import register_native_macros
@@ -50,7 +51,7 @@ from evalwh.warehouse.connection import (
     new_connection,
     one,
     scalar,
-    transaction,
+    write_transaction,
 )
 from evalwh.warehouse.runs import check_run_name, moment_after, run_tables, unparsed_responses
 from evalwh.warehouse.schema import migrate
@@ -71,18 +72,26 @@ class LoadResult:
     unchanged: bool = False  # the run already held exactly this input: nothing was written
 
 
-def input_digest(paths: Iterable[Path], settings: dict[str, Any]) -> str:
+def input_digest(paths: Iterable[Path], settings: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """A sha256 of the input files' bytes (in the given order, each with its name) and the load's settings:
-    what a run's ``content_digest`` holds, so that a load of identical input under its id is recognised."""
+    what a run's ``content_digest`` holds, so that a load of identical input under its id is recognised;
+    and the run's manifest: each file's own sha256, the settings, and the release and rules loading it."""
     import hashlib
 
+    from evalwh import __version__
+    from evalwh.vocabulary import RULES_VERSION
+
     digest = hashlib.sha256()
+    files: dict[str, str] = {}
     for path in paths:
         digest.update(f"{path.name}\0".encode())
         with path.open("rb") as handle:
-            digest.update(hashlib.file_digest(handle, "sha256").digest())
+            one_file = hashlib.file_digest(handle, "sha256").digest()
+        digest.update(one_file)
+        files[path.name] = "sha256:" + one_file.hex()
     digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
-    return digest.hexdigest()
+    manifest = {"evalwh": __version__, "rules_version": RULES_VERSION, "files": files, "settings": settings}
+    return digest.hexdigest(), manifest
 
 
 def read_stopwords(directory: Path, settings: RunSettings) -> tuple[list[str], str]:
@@ -442,7 +451,7 @@ def source_path(directory: Path) -> str:
 
 
 def load_run(
-    db: Path,
+    db: Location,
     directory: Path,
     *,
     run: str | None = None,
@@ -505,12 +514,13 @@ def load_run(
             }
             dataset = settings.dataset or default_dataset or directory.resolve().name
             stopwords_file = directory / "stopwords.txt"
-            digest = input_digest(
+            digest, manifest = input_digest(
                 [staged[kind].path for kind in sorted(staged)] + ([stopwords_file] if stopwords_file.is_file() else []),
                 {"params": params, "label": label, "dataset": dataset, "created_at": settings.created_at})
             counts = _write(con, db, run_id, staged, settings, params=params, label=label,
                             source=source or source_path(directory), replace=replace, dataset=dataset,
-                            metrics=metrics, invocation=invocation, created_at=settings.created_at, digest=digest)
+                            metrics=metrics, invocation=invocation, created_at=settings.created_at, digest=digest,
+                            manifest=manifest)
             advance(1)
         if counts.pop("unchanged", 0):
             return LoadResult(run_id=run_id, replaced=False, unchanged=True, reader_format=settings.format)
@@ -523,9 +533,10 @@ def load_run(
 
 
 def _write(
-    con: duckdb.DuckDBPyConnection, db: Path, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
+    con: duckdb.DuckDBPyConnection, db: Location, run_id: str, staged: dict[str, Staged], settings: RunSettings, *,
     params: dict[str, Any], label: str | None, source: str, replace: bool, dataset: str, metrics: bool,
     invocation: Invocation, created_at: dt.datetime | None = None, digest: str | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> dict[str, int]:
     """Attach the warehouse and write the run in one transaction, then (when ``metrics``) its headline
     metrics in a second; counts rows, plus ``replaced``. A run of this id whose ``content_digest`` is
@@ -534,12 +545,15 @@ def _write(
     # zstd writes text at about twice the speed of DuckDB's automatic choice, and compresses it well
     con.execute("SET force_compression = 'zstd'")
     migrate(con, db)
-    with transaction(con):
+
+    def write() -> tuple[dict[str, int], dt.datetime | None, bool]:
+        """The run's transaction: (counts, its created_at, whether it replaced a run); run again from the
+        start when a concurrent writer of a lake committed first."""
         stored = con.execute("SELECT content_digest FROM runs WHERE run_id = ?", [run_id]).fetchall()
         exists = bool(stored)
         if exists and not replace:
             if digest is not None and stored[0][0] == digest:
-                return {"unchanged": 1}  # a re-run of the same load: the run is already there, as it would be written
+                return {"unchanged": 1}, None, False  # a re-run of the same load: the run is already there
             raise UsageError(f"run {run_id!r} already exists with other input; pass --replace to swap it, or --run "
                              "to name a new one")
         if exists:
@@ -555,9 +569,14 @@ def _write(
             created = moment_after(con, "SELECT max(created_at) FROM runs", [])
         con.execute(
             "INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS created_at, ? AS label, ? AS source, ? AS params, "
-            "? AS dataset, ? AS content_digest", [run_id, created, label, source, json.dumps(params), dataset, digest]
+            "? AS dataset, ? AS content_digest, ? AS manifest",
+            [run_id, created, label, source, json.dumps(params), dataset, digest, json.dumps(manifest or {}, default=str)]
         )
-        counts = write_run(con, run_id, staged, settings, best_scores=metrics)
+        return write_run(con, run_id, staged, settings, best_scores=metrics), created, exists
+
+    counts, created, exists = write_transaction(con, db, write, invocation)
+    if "unchanged" in counts:
+        return counts
     if metrics:
         # the staged input is written: its memory goes to the metrics, which spill past a cap, so the
         # load's peak is the run's write, not the metrics' (bench/claims.py, bench/tfidf.py)
@@ -568,10 +587,13 @@ def _write(
             con.execute("ALTER TABLE temp.rt_best RENAME TO question_best_score")
         # in a second transaction: inside the run's, the metrics would read the run from transaction-local
         # storage, slower and with the run held in memory.
-        # The file stays attached, so no other process writes in between; a load stopped in between leaves
+        # The file stays attached, so no other process writes in between (a lake's writers may); a load stopped in between leaves
         # the run without stored metrics, which readers compute live (evalwh.history.metric_values) until
         # ``materialize`` stores them
-        with transaction(con):
-            store_metrics(con, run_id, created)
+        def store() -> None:
+            if not metrics_stored(con, run_id):  # in a lake, a concurrent materialize may have stored them
+                store_metrics(con, run_id, created or dt.datetime.now())
+
+        write_transaction(con, db, store, invocation)
         con.execute("DROP TABLE IF EXISTS temp.question_best_score")
     return {**counts, "replaced": int(exists)}

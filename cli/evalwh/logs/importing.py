@@ -22,8 +22,9 @@ import duckdb
 from duckdb.func import FunctionNullHandling
 from duckdb.sqltypes import VARCHAR
 
-from evalwh.errors import InputError, UsageError
+from evalwh.errors import InputError, UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Lake, Location
 from evalwh.logs.formats import (
     DEFAULT_ID_KEYS,
     FORMATS,
@@ -42,7 +43,15 @@ from evalwh.output.terminal import progress
 from evalwh.sqltext import sql_literal
 from evalwh.text.nativetext import register_native_macros
 from evalwh.text.textnorm import register_udfs
-from evalwh.warehouse.connection import attach, attach_writer, limit_memory, new_connection, one, scalar
+from evalwh.warehouse.connection import (
+    attach,
+    attach_writer,
+    limit_memory,
+    new_connection,
+    one,
+    scalar,
+    write_transaction,
+)
 from evalwh.warehouse.schema import file_schema_version, migrate
 
 # the formats whose requests are traces, whose spans may arrive over several imports
@@ -304,7 +313,7 @@ def parse_id_keys(id_keys: Sequence[str] | None) -> tuple[str, ...]:
 
 
 def import_logs(
-    db: Path, paths: list[Path], fmt: str | None = None, skip_bad: bool = False, invocation: Invocation = QUIET,
+    db: Location, paths: list[Path], fmt: str | None = None, skip_bad: bool = False, invocation: Invocation = QUIET,
     id_keys: Sequence[str] | None = None,
 ) -> ImportResult:
     """Import log files as one batch; returns what was added. ``id_keys`` are the metadata keys a
@@ -341,14 +350,22 @@ def import_logs(
         con.close()
 
 
-def _read_pending(con: duckdb.DuckDBPyConnection, db: Path, source: str, invocation: Invocation) -> None:
+def _read_pending(con: duckdb.DuckDBPyConnection, db: Location, source: str, invocation: Invocation) -> None:
     """Add the records an earlier import kept pending for ``source`` to this import's lines, each known as
     ``<file> (batch <id>)``; ``pending_in`` maps them back to where they came from."""
     con.execute("CREATE OR REPLACE TEMP TABLE pending_in (label VARCHAR, log_batch_id VARCHAR, file VARCHAR, "
                 "line BIGINT, record JSON, trace_ids VARCHAR[])")
-    if not db.is_file():
+    if isinstance(db, Lake):
+        if db.exists() is False:
+            return
+        try:
+            attach(con, db, read_only=True, invocation=invocation)
+        except WarehouseError:  # a lake not created yet holds nothing pending; the write creates it
+            return
+    elif not db.is_file():
         return
-    attach(con, db, read_only=True, invocation=invocation)
+    else:
+        attach(con, db, read_only=True, invocation=invocation)
     try:
         if file_schema_version(con) >= 9:
             con.execute("INSERT INTO temp.pending_in SELECT file || ' (batch ' || log_batch_id || ')', log_batch_id, "
@@ -376,7 +393,7 @@ def _find_incomplete_traces(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _write_batch(
-    con: duckdb.DuckDBPyConnection, db: Path, source: str, files: list[str], invocation: Invocation,
+    con: duckdb.DuckDBPyConnection, db: Location, source: str, files: list[str], invocation: Invocation,
 ) -> ImportResult:
     batch = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
@@ -384,8 +401,10 @@ def _write_batch(
     attach_writer(con, db, invocation)
     migrate(con, db)
     # no force_compression: each log column has its own (sql/008_log_compression.sql)
-    con.execute("BEGIN TRANSACTION")
-    try:
+
+    def work() -> ImportResult:
+        """The batch's transaction; in a lake, run again from the start when a concurrent writer committed
+        first (its requests are then known, and skipped)."""
         # the valid requests not already in the warehouse (same source and request id): their lines
         con.execute("CREATE OR REPLACE TEMP TABLE valid_lines AS SELECT n.file, n.line, n.request_id "
                     "FROM temp.norm_requests AS n ANTI JOIN temp.bad AS b ON b.file = n.file AND b.line = n.line")
@@ -398,7 +417,6 @@ def _write_batch(
         new, rejects = one(con, "SELECT (SELECT count(*) FROM temp.new_requests), (SELECT count(*) FROM temp.bad)")
         pending = _pending_changes(con, source, batch) if traced else _PendingChanges()
         if new == 0 and rejects == 0 and not pending.changed:  # nothing to add: no batch is recorded
-            con.execute("ROLLBACK")
             return ImportResult(None, source, 0, valid, 0, 0, 0, unjoined=pending.unjoined)
         params = {"batch": batch, "source": source}
         raw, join = _raw_join(con, one_file=len(files) == 1)
@@ -449,13 +467,12 @@ def _write_batch(
             "INSERT INTO log_batches VALUES ($batch, $source, $files, $now, $requests, $rejects)",
             {**params, "files": files, "now": now, "requests": counts[0], "rejects": counts[1]},
         )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    new, rejects, retrievals, citations = counts
-    return ImportResult(batch, source, new, valid - new, rejects, retrievals, citations, pending=pending.pending,
-                        completed=pending.completed, unjoined=pending.unjoined)
+        new, rejects, retrievals, citations = counts
+        return ImportResult(batch, source, new, valid - new, rejects, retrievals, citations, pending=pending.pending,
+                            completed=pending.completed, unjoined=pending.unjoined)
+
+    return write_transaction(con, db, work, invocation)
+
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from evalwh.errors import UsageError
 from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Location
 from evalwh.output.files import atomic_output
 from evalwh.output.rowfiles import copy_query
 from evalwh.output.rows import Format
@@ -133,7 +134,7 @@ def claims_csv_path(output: Path) -> Path:
 
 
 def build_report(
-    db: Path, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
+    db: Location, run: str, fmt: str, output: Path | None, max_rows: int = DEFAULT_MAX_ROWS,
     judge_tolerance: float = DEFAULT_JUDGE_TOLERANCE, baseline: str | None = None,
     invocation: Invocation = QUIET, gates: Gates | None = None,
 ) -> str:
@@ -170,7 +171,7 @@ def build_report(
     return text
 
 
-def build_history(db: Path, dataset: str, fmt: str, output: Path | None, invocation: Invocation = QUIET) -> str:
+def build_history(db: Location, dataset: str, fmt: str, output: Path | None, invocation: Invocation = QUIET) -> str:
     """Render the history page of ``dataset``: every run with its headline metrics, and their trends."""
     if fmt not in HISTORY_FORMATS:
         raise UsageError(f"unknown report format {fmt!r} (use {' or '.join(HISTORY_FORMATS)})")

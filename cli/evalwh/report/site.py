@@ -38,6 +38,7 @@ from evalwh.history.gates import Gates
 from evalwh.history.materialize import claim_statuses_source
 from evalwh.history.pairs import pair_changes
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Location
 from evalwh.output.templates import render
 from evalwh.report.gather import DEFAULT_MAX_ROWS, LEAVES_OPEN, ReportData, gather, gather_history
 from evalwh.vocabulary import STATUSES
@@ -269,7 +270,7 @@ def write_run(root: Path, site: RunSite) -> None:
                            "baseline": baseline_href}, ref=linker(site.pages, 0)))
 
 
-def build_site(db: Path, directory: Path, *, max_rows: int = DEFAULT_MAX_ROWS, gates: Gates | None = None,
+def build_site(db: Location, directory: Path, *, max_rows: int = DEFAULT_MAX_ROWS, gates: Gates | None = None,
                invocation: Invocation = QUIET) -> dict[str, int]:
     """Write the site of every run of the warehouse at ``db`` into ``directory`` (new or empty),
     whole or not at all; returns how many pages of each kind it wrote."""

@@ -1,7 +1,8 @@
-"""Connections to the warehouse file: attaching it (waiting out another writer's lock), transactions.
+"""Connections to the warehouse: attaching its file (waiting out another writer's lock) or its lake
+(``evalwh.warehouse.lake``), transactions.
 
 Every evalwh connection goes through ``open_warehouse``. Writers create or upgrade the schema and
-refresh the views in one transaction (``evalwh.warehouse.schema``); readers open the file read-only
+refresh the views in one transaction (``evalwh.warehouse.schema``); readers open the warehouse read-only
 and refuse a schema they do not match.
 """
 
@@ -11,16 +12,17 @@ import datetime as dt
 import re
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_identifier, sql_literal
+from evalwh.warehouse.lake import Lake, Location, as_location, attach_lake, retry_conflicts
 from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
 
 # the oldest DuckDB release whose storage format new warehouse files use
@@ -71,12 +73,17 @@ def _detach(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("USE memory; DETACH DATABASE IF EXISTS warehouse")
 
 
-def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invocation: Invocation = QUIET) -> None:
-    """Attach the warehouse file to ``con`` as its default database.
+def attach(con: duckdb.DuckDBPyConnection, path: Location, *, read_only: bool,
+           invocation: Invocation = QUIET, alias: str = "warehouse") -> None:
+    """Attach the warehouse (its file or its lake) to ``con`` as its default database (as a second
+    database named ``alias``, when that is not ``warehouse``: a copy's source).
 
     Working through ATTACH lets a load stage and validate its input in memory
-    first and touch the file only once the input is known to be good.
+    first and touch the warehouse only once the input is known to be good.
     """
+    if isinstance(path, Lake):
+        attach_lake(con, path, read_only=read_only, create=not read_only, invocation=invocation, alias=alias)
+        return
     _refuse_what_is_no_warehouse_file(path)
     if path.is_file() and not read_only:
         # opened for writing, a damaged file may be written to before DuckDB finds the damage: it is first
@@ -84,7 +91,7 @@ def attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool, invoc
         _open_cleanly(con, path, invocation)
     # a new file is written in the storage format of DuckDB 1.4, which every client from 1.4 on reads
     mode = " (READ_ONLY)" if read_only else "" if path.exists() else NEW_FILE
-    _attach_waiting(con, path, mode, invocation)
+    _attach_waiting(con, path, mode, invocation, alias)
 
 
 def _refuse_what_is_no_warehouse_file(path: Path) -> None:
@@ -99,13 +106,14 @@ def _refuse_what_is_no_warehouse_file(path: Path) -> None:
         raise WarehouseError(f"{path}: not a DuckDB database file, so not a warehouse (--db names the warehouse)")
 
 
-def _attach_waiting(con: duckdb.DuckDBPyConnection, path: Path, mode: str, invocation: Invocation) -> None:
+def _attach_waiting(con: duckdb.DuckDBPyConnection, path: Path, mode: str, invocation: Invocation,
+                    alias: str = "warehouse") -> None:
     """ATTACH the file as ``warehouse`` and make it the default database, waiting out another process's lock."""
     deadline = time.monotonic() + invocation.wait
     pause = 0.05
     while True:
         try:
-            con.execute(f"ATTACH {sql_literal(str(path))} AS warehouse{mode}")
+            con.execute(f"ATTACH {sql_literal(str(path))} AS {sql_identifier(alias)}{mode}")
             break
         except duckdb.Error as exc:
             message = str(exc).splitlines()[0]
@@ -118,7 +126,8 @@ def _attach_waiting(con: duckdb.DuckDBPyConnection, path: Path, mode: str, invoc
                 invocation.notify(f"{path} is locked by another process; waiting up to {invocation.wait:g} s")
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 2, 1.0)
-    con.execute("USE warehouse")
+    if alias == "warehouse":
+        con.execute("USE warehouse")
 
 
 def _build_empty_warehouse(path: Path) -> None:
@@ -145,14 +154,42 @@ def new_connection() -> duckdb.DuckDBPyConnection:
 
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Run the block in one transaction: committed when it ends, rolled back when it raises."""
+    """Run the block in one transaction: committed when it ends, rolled back when it raises (a commit
+    that fails has rolled back already)."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
-        con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    try:
+        con.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise
+
+
+T = TypeVar("T")
+
+
+def write_transaction(con: duckdb.DuckDBPyConnection, db: Location, work: Callable[[], T],
+                      invocation: Invocation = QUIET, *, ticket: bool = True) -> T:
+    """Run ``work`` in one writing transaction: committed when it returns, rolled back when it raises.
+    In a lake the transaction first bumps the write ticket (unless ``ticket`` is false), and runs again
+    when a concurrent writer committed first (``evalwh.warehouse.lake``); ``work`` must then be safe to
+    run again after a rollback."""
+    if not isinstance(db, Lake):
+        with transaction(con):
+            return work()
+
+    def attempt() -> T:
+        with transaction(con):
+            if ticket:
+                con.execute("UPDATE write_ticket SET writes = writes + 1")
+            return work()
+
+    return retry_conflicts(db, attempt, invocation)
 
 def drop_temp_tables(con: duckdb.DuckDBPyConnection, *, prefix: str = "", keep: tuple[str, ...] = ()) -> None:
     """Drop the connection's temporary tables whose names start with ``prefix``, but those in ``keep``:
@@ -187,11 +224,15 @@ def _stamp_new_file(path: Path) -> None:
         con.close()
 
 
-def attach_writer(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invocation = QUIET) -> None:
-    """Attach the warehouse file for writing; a new file starts as a copy of the cached empty warehouse
-    (evalwh.warehouse.template), which the caller's ``migrate`` finds complete."""
+def attach_writer(con: duckdb.DuckDBPyConnection, path: Location, invocation: Invocation = QUIET) -> None:
+    """Attach the warehouse for writing; a new file starts as a copy of the cached empty warehouse
+    (evalwh.warehouse.template), which the caller's ``migrate`` finds complete; a new lake is created
+    empty, and ``migrate`` creates its tables."""
     from evalwh.warehouse import template
 
+    if isinstance(path, Lake):
+        attach_lake(con, path, read_only=False, create=True, invocation=invocation)
+        return
     _refuse_what_is_no_warehouse_file(path)  # before a copy of the template could take the name
     if not path.exists():
         template.copy_empty_warehouse(path, STORAGE_VERSION, _build_empty_warehouse, _stamp_new_file)
@@ -199,7 +240,7 @@ def attach_writer(con: duckdb.DuckDBPyConnection, path: Path, invocation: Invoca
 
 
 def connect(
-    path: Path, *, read_only: bool, invocation: Invocation = QUIET, udfs: bool = True
+    path: Location, *, read_only: bool, invocation: Invocation = QUIET, udfs: bool = True
 ) -> duckdb.DuckDBPyConnection:
     """A new connection with the warehouse at ``path`` attached and, unless ``udfs`` is false, the evalwh
     UDFs registered (registering them imports numpy; no view calls them)."""
@@ -221,7 +262,7 @@ def connect(
 
 @contextmanager
 def open_warehouse(
-    path: Path, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET, udfs: bool = True,
+    path: str | Path | Lake, *, write: bool = False, create: bool = True, invocation: Invocation = QUIET, udfs: bool = True,
     keep: list[duckdb.DuckDBPyConnection] | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse at ``path``.
@@ -239,16 +280,26 @@ def open_warehouse(
     DuckDB for the caller's own work, which the caller closes (starting a second DuckDB would cost a
     small command as much as its query). A connection locked down (no file access, as ``evalwh sql``
     leaves it) is closed instead.
+
+    ``path`` is a warehouse file, or a lake (``ducklake:…`` or a ``Lake``, evalwh.warehouse.lake).
     """
-    if (not write or not create) and not path.exists():
+    path = as_location(path)
+    if (not write or not create) and not _exists(path):
         raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
     con = connect(path, read_only=not write, invocation=invocation, udfs=udfs)
     try:
         if write:
+            found = file_schema_version(con)
+            if isinstance(path, Lake) and not create and found == 0:
+                raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or "
+                                     "`evalwh load DIR`")
             migrate(con, path)
         else:
             found = file_schema_version(con)
             check_not_newer(path, found)
+            if found == 0 and isinstance(path, Lake):
+                raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or "
+                                     "`evalwh load DIR`")
             if found == 0:
                 raise WarehouseError(f"{path}: a DuckDB file that holds no evalwh warehouse yet; create one in it "
                                      "with `evalwh init` or `evalwh load DIR`")
@@ -265,6 +316,14 @@ def open_warehouse(
         keep.append(con)
         return
     con.close()
+
+
+def _exists(path: Location) -> bool:
+    """Whether a warehouse may be at ``path``: its file, or its lake's catalog file, exists (a lake in
+    Postgres may exist; attaching tells)."""
+    if isinstance(path, Lake):
+        return path.exists() is not False
+    return path.exists()
 
 
 def _reusable(con: duckdb.DuckDBPyConnection) -> bool:

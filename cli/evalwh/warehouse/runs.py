@@ -110,10 +110,42 @@ def blessed_baseline(con: duckdb.DuckDBPyConnection, dataset: str | None) -> str
     return rows[0][0] if rows else None
 
 
+def rules_of(con: duckdb.DuckDBPyConnection, run_id: str) -> int | None:
+    """The rules version the run's reported values were computed under: that of its stored history rows
+    (None: stored by a release that did not record it), or this release's when none are stored (the
+    views compute them live)."""
+    from evalwh.vocabulary import RULES_VERSION
+
+    found = con.execute("SELECT DISTINCT rules_version FROM metrics_history WHERE run_id = ? ORDER BY 1 NULLS FIRST",
+                        [run_id]).fetchall()
+    return RULES_VERSION if not found else found[0][0]
+
+
+def rules_label(version: int | None) -> str:
+    return "unrecorded rules" if version is None else f"rules {version}"
+
+
+def rules_note(con: duckdb.DuckDBPyConnection, run_a: str, run_b: str) -> str | None:
+    """A sentence when the two runs' values were computed under different rules (so a change between
+    them may be a change of rules, not of the system); None when the rules are the same."""
+    a, b = rules_of(con, run_a), rules_of(con, run_b)
+    if a == b and a is not None:
+        return None
+    return (f"{run_a} and {run_b} were computed under different rules ({run_a}: {rules_label(a)}, {run_b}: "
+            f"{rules_label(b)}); `evalwh materialize --rescore` recomputes them under this release's")
+
+
 def baseline_for(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> Baseline:
     """What ``run_id`` is compared with, and why: ``baseline`` (a run id or 'latest') if given; else the
     blessed baseline of its dataset (``evalwh baseline set``), unless that is the run itself; else the
-    previous run of its dataset (none when there is none). A baseline of another dataset is a UsageError."""
+    previous run of its dataset (none when there is none). A baseline of another dataset is a UsageError.
+    When the two runs' values were computed under different rules, the why says so."""
+    chosen = _baseline_for(con, run_id, baseline)
+    note = rules_note(con, chosen.run_id, run_id) if chosen.run_id is not None else None
+    return chosen if note is None else Baseline(chosen.run_id, f"{chosen.why}; {note}")
+
+
+def _baseline_for(con: duckdb.DuckDBPyConnection, run_id: str, baseline: str | None) -> Baseline:
     if baseline is not None:
         chosen = resolve_run(con, baseline)
         if chosen == run_id:

@@ -12,6 +12,7 @@ import duckdb
 
 from evalwh.errors import WarehouseError
 from evalwh.invocation import QUIET, Invocation
+from evalwh.location import Lake, Location
 from evalwh.sqltext import sql_literal
 from evalwh.warehouse.connection import NEW_FILE, STORAGE_VERSION, attach, new_connection, open_warehouse
 
@@ -59,7 +60,7 @@ def rewrite_in_oldest_format(path: Path) -> bool:
     return True
 
 
-def initialise(path: Path, invocation: Invocation = QUIET) -> bool:
+def initialise(path: Location, invocation: Invocation = QUIET) -> bool:
     """Create the warehouse at ``path``, or bring it to this release's schema and views, and store it in
     STORAGE_VERSION's format; returns whether the file had to be rewritten in that format.
 
@@ -68,7 +69,7 @@ def initialise(path: Path, invocation: Invocation = QUIET) -> bool:
     """
     with open_warehouse(path, write=True, invocation=invocation, udfs=False):
         pass
-    if not rewrite_in_oldest_format(path):
+    if isinstance(path, Lake) or not rewrite_in_oldest_format(path):  # a lake's files are Parquet
         return False
     with open_warehouse(path, write=True, invocation=invocation, udfs=False):  # the views as this release writes them
         pass
