@@ -24,7 +24,7 @@ STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STAMP := $(VENV)/.installed-lint
 
-.PHONY: demo test test-slow test-oldest test-lake test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
+.PHONY: demo test test-slow test-oldest test-lake bench-lake test-producers fixtures lint docs screenshot bench bench-large bench-logs bench-spark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -159,3 +159,7 @@ $(LAKE_STAMP): pyproject.toml
 
 test-lake: $(LAKE_STAMP)
 	EVALWH_TEST_LAKE=required .ci/with-postgres $(LAKE_VENV)/bin/python -m pytest -p no:cacheprovider $(LAKE_TESTS)
+
+# a Postgres-catalog lake beside a file: 8 concurrent loads and 4 imports, a 1M-claim load, a query as it grows
+bench-lake: $(LAKE_STAMP)
+	.ci/with-postgres $(LAKE_VENV)/bin/python bench/lake.py

@@ -96,3 +96,24 @@ def test_rescore_recomputes_rows_of_other_rules_and_lists_what_changed(db: Path)
         rows(db, "SELECT claim_id, status FROM claim_status WHERE run_id = 'c1' ORDER BY ordinal")
     again = CliRunner().invoke(app, ["--db", str(db), "materialize", "--rescore", "-f", "csv"])
     assert again.stdout.splitlines() == ["run_id,kind,item,stored,now,computed_by"]
+
+
+def test_report_diff_check_and_history_say_when_values_come_from_other_rules(db: Path) -> None:
+    runner = CliRunner()
+    same = runner.invoke(app, ["--db", str(db), "diff", "c1", "c2", "-f", "md"])
+    assert same.exit_code == 0 and "different rules" not in same.stdout + same.stderr
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE metrics_history SET rules_version = 0 WHERE run_id = 'c1'")
+    con.close()
+    note = ("c1 and c2 were computed under different rules (c1: rules 0, c2: rules "
+            f"{RULES_VERSION}); `evalwh materialize --rescore` recomputes them under this release's")
+    diff = runner.invoke(app, ["--db", str(db), "diff", "c1", "c2", "-f", "md"])
+    assert diff.exit_code == 0 and f"evalwh: {note}" in diff.stderr
+    assert "**Computed under different rules:**" in diff.stdout
+    check = runner.invoke(app, ["--db", str(db), "check", "-r", "c2", "--min", "supported_share=0"])
+    assert check.stdout.splitlines()[0] == f"baseline: c1 (the previous run of dataset chapter3; none is blessed; {note})"
+    report = runner.invoke(app, ["--db", str(db), "report", "-r", "c2", "-f", "md"])
+    assert "c1 and c2 were computed under different rules" in report.stdout.replace("\\", "")
+    history = runner.invoke(app, ["--db", str(db), "report", "--dataset", "chapter3", "-f", "md"])
+    assert ("**Computed under different rules:** these runs' values were computed under different rules "
+            f"(1 under rules 0, 1 under rules {RULES_VERSION})") in history.stdout.replace("\\", "")

@@ -90,13 +90,14 @@ def lake(request: pytest.FixtureRequest, tmp_path: Path) -> Lake:
 
 @pytest.fixture(scope="module")
 def file_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A warehouse file holding each seed, a log import, its history and a blessed baseline."""
+    """A warehouse file holding each seed, two log imports, its history and a blessed baseline."""
     path = tmp_path_factory.mktemp("file") / "wh.duckdb"
     load_run(path, CHAPTER3, run="chapter3")
     load_run(path, HANDBOOK, run="handbook")
     load_run(path, HANDBOOK_NEXT, run="handbook-next")
     load_run(path, THREE_AXIS, run="three-axis")
     import_logs(path, [LOGS / "evalwh.jsonl"])
+    import_logs(path, [LOGS / "otlp.json"])
     set_baseline(path, "handbook", note="approved")
     materialize(path)
     return path

@@ -31,11 +31,19 @@ from evalwh.vocabulary import (
     OBSERVED_ACTIONS,
     REPORT_JUDGE_TOLERANCE,
     REPORT_MAX_ROWS,
+    RULES_VERSION,
     STATUSES,
     direction,
 )
 from evalwh.warehouse.connection import dicts, one, scalar
-from evalwh.warehouse.runs import TREND_RUNS, baseline_for, dataset_runs, resolve_run, unparsed_responses
+from evalwh.warehouse.runs import (
+    TREND_RUNS,
+    baseline_for,
+    dataset_runs,
+    resolve_run,
+    rules_label,
+    unparsed_responses,
+)
 
 DEFAULT_MAX_ROWS = REPORT_MAX_ROWS
 
@@ -487,6 +495,8 @@ class History:
     columns: list[str]
     runs: list[dict[str, Any]]
     trends: list[Trend]
+    # when the runs' stored values were computed under more than one rules version: which runs under which
+    rules: str | None = None
 
 
 def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
@@ -500,6 +510,23 @@ def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
     for row in run_rows:
         row["metrics"] = [values[row["run_id"]].get(name) for name in columns]
     recent = [r["run_id"] for r in run_rows][-TREND_RUNS:]
-    return History(dataset, columns, run_rows, trends(values, recent, columns))
+    return History(dataset, columns, run_rows, trends(values, recent, columns), _mixed_rules(con, dataset))
+
+
+def _mixed_rules(con: duckdb.DuckDBPyConnection, dataset: str) -> str | None:
+    """A sentence naming the rules each run's values were computed under, when the dataset's runs span more
+    than one (a trend across them may show a change of rules); None when they share one."""
+    found = con.execute(
+        """SELECT CASE WHEN h.run_id IS NULL THEN $now ELSE h.rules END AS rules, count(*) AS n
+           FROM runs AS r
+           LEFT JOIN (SELECT run_id, min(rules_version) AS rules FROM metrics_history GROUP BY run_id) AS h
+             ON h.run_id = r.run_id
+           WHERE r.dataset = $dataset GROUP BY 1 ORDER BY 1 NULLS FIRST""",
+        {"dataset": dataset, "now": RULES_VERSION}).fetchall()
+    if len(found) < 2:
+        return None
+    parts = ", ".join(f"{n} under {rules_label(rules)}" for rules, n in found)
+    return (f"these runs' values were computed under different rules ({parts}); `evalwh materialize --rescore` "
+            "recomputes them under this release's")
 
 
