@@ -53,7 +53,10 @@ def new_database() -> str:
 
 
 def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([EVALWH, "-q", *args], env=env, capture_output=True, text=True)
+    done = subprocess.run([EVALWH, "-q", *args], env=env, capture_output=True, text=True)
+    if done.returncode:
+        print(f"  evalwh {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}", flush=True)
+    return done
 
 
 def concurrent(folder: Path, claims: int) -> None:
@@ -83,6 +86,11 @@ def concurrent(folder: Path, claims: int) -> None:
     listed = run(["sql", "SELECT run_id, created_at FROM runs ORDER BY created_at", "-f", "json"], env)
     created = {r["run_id"]: r["created_at"] for r in json.loads(listed.stdout)}
     batches = run(["sql", "SELECT count(*) AS n FROM log_batches", "-f", "json"], env)
+    print(f"8 loads of {claims:,} claims and 4 log imports of 5,000 requests at once into a Postgres-catalog lake:")
+    print(f"  exit codes {codes}; wall {wall:.1f} s; runs present {len(created)}/8; batches "
+          f"{json.loads(batches.stdout)[0]['n']}/4", flush=True)
+    for error in errors:
+        print(f"  error: {error}")
     # the same runs, one after another, into a file, each at the created_at the lake gave it
     file = folder / "same.duckdb"
     for r in runs:
@@ -91,13 +99,8 @@ def concurrent(folder: Path, claims: int) -> None:
     for log in logs:
         assert run(["--db", str(file), "logs", "import", str(log)], env).returncode == 0
     unequal = compare_views(file, lake)
-    print(f"8 loads of {claims:,} claims and 4 log imports of 5,000 requests at once into a Postgres-catalog lake:")
-    print(f"  exit codes {codes}; wall {wall:.1f} s; runs present {len(created)}/8; batches "
-          f"{json.loads(batches.stdout)[0]['n']}/4")
     print(f"  views equal to the same runs in one file (EXCEPT ALL both ways): "
-          f"{'all' if not unequal else 'NOT ' + ', '.join(unequal)}")
-    for error in errors:
-        print(f"  error: {error}")
+          f"{'all' if not unequal else 'NOT ' + ', '.join(unequal)}", flush=True)
 
 
 def compare_views(file: Path, lake: str) -> list[str]:

@@ -119,3 +119,10 @@ def test_copy_refuses_itself_a_missing_source_and_a_data_path_for_a_file(source:
     assert pointless.exit_code == 2
     assert "--data-path is for a lake" in pointless.stderr
     assert not (tmp_path / "t.duckdb").exists()
+
+
+def test_evalwh_data_path_in_the_environment_leaves_a_file_alone(tmp_path: Path) -> None:
+    env = {"EVALWH_DATA_PATH": str(tmp_path / "lake-data")}
+    done = CliRunner().invoke(app, ["--db", str(tmp_path / "f.duckdb"), "-q", "seed", "chapter3"], env=env)
+    assert done.exit_code == 0, done.stderr
+    assert not (tmp_path / "lake-data").exists()

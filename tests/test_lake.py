@@ -272,3 +272,4 @@ def test_lake_errors_are_one_clear_line(tmp_path: Path) -> None:
     if POSTGRES:  # a password never reaches a message
         code, out, err = cli(Lake(f"postgres:{POSTGRES} dbname=evalwh_missing password=hunter2", "d"), "runs")
         assert code == 3 and "hunter2" not in err and "password=***" in err
+

@@ -622,3 +622,18 @@ def test_every_row_command_writes_its_rows_to_o(chapter_db: Path, tmp_path: Path
         assert result.exit_code == 0, (command, result.stderr)
         assert result.stdout == "", command
         assert target.read_text(encoding="utf-8").splitlines()[0], command  # a header at least
+
+
+def test_a_few_thousand_records_import_within_the_default_memory(tmp_path: Path) -> None:
+    """DuckDB 1.4 pushed the record checks' error filter into their list lambdas and ran out of memory
+    on 1,000 records of three documents each; every record here is good, so all are stored."""
+    log = tmp_path / "day.jsonl"
+    with log.open("w", encoding="utf-8") as f:
+        for n in range(3_000):
+            docs = [{"chunk_id": f"doc-{(n + k) % 97}", "score": 0.5, "content": "text " * 20} for k in range(3)]
+            f.write(json.dumps({"request_id": f"r{n}", "question": "How many days?", "answer": "Ten days [1].",
+                                "retrieved": docs, "cited": [{"chunk_id": docs[0]["chunk_id"], "quote": "text"}]})
+                    + "\n")
+    result = import_logs(tmp_path / "wh.duckdb", [log])
+    assert (result.requests, result.rejects) == (3_000, 0)
+    assert rows(tmp_path / "wh.duckdb", "SELECT count(*) FROM log_retrievals") == [(9_000,)]

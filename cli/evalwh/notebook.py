@@ -24,6 +24,7 @@ from evalwh.history.gates import load_gates, merge
 from evalwh.invocation import QUIET, Invocation
 from evalwh.loader.frames import load_frames
 from evalwh.loader.load import LoadResult, load_run
+from evalwh.location import Lake, Location, as_location
 from evalwh.report.render import build_report, format_for
 from evalwh.sqltext import sql_identifier
 from evalwh.vocabulary import LATEST
@@ -32,10 +33,12 @@ from evalwh.warehouse.runs import resolve_run
 
 
 class Warehouse:
-    """A warehouse file, opened as needed: ``with evalwh.Warehouse("evalwh.duckdb") as wh: ...``."""
+    """A warehouse, opened as needed: ``with evalwh.Warehouse("evalwh.duckdb") as wh: ...``; a file, or a
+    lake (``"ducklake:postgres:dbname=evals host=…"``, its Parquet files under ``data_path`` when new)."""
 
-    def __init__(self, db: str | Path = "evalwh.duckdb", *, invocation: Invocation = QUIET) -> None:
-        self.path = Path(db)
+    def __init__(self, db: str | Path | Lake = "evalwh.duckdb", *, invocation: Invocation = QUIET,
+                 data_path: str | None = None) -> None:
+        self.path: Location = as_location(db, data_path)
         self.invocation = invocation
         self._stack: ExitStack | None = None
         self._con: duckdb.DuckDBPyConnection | None = None

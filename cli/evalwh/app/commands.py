@@ -182,7 +182,9 @@ def main_options(
     ] = None,
 ) -> None:
     """Global options (each may also come after the command)."""
-    ctx.obj = GlobalOptions(warehouse=db, data_path=data_path, wait=wait, safe_csv=safe_csv, quiet=quiet,
+    source = ctx.get_parameter_source("data_path")
+    ctx.obj = GlobalOptions(warehouse=db, data_path=data_path,
+                            data_path_from_env=source is not None and source.name == "ENVIRONMENT", wait=wait, safe_csv=safe_csv, quiet=quiet,
                             memory_limit=memory_limit)
 
 

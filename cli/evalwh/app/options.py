@@ -18,7 +18,7 @@ import typer
 
 from evalwh.app.diagnostics import notice
 from evalwh.invocation import Invocation
-from evalwh.location import Location, as_location
+from evalwh.location import Location, as_location, is_lake
 from evalwh.output.rows import Format
 
 DEFAULT_DB = Path("evalwh.duckdb")
@@ -30,6 +30,7 @@ class GlobalOptions:
 
     warehouse: str = str(DEFAULT_DB)  # --db as given
     data_path: str | None = None  # --data-path: where a new lake's Parquet files go
+    data_path_from_env: bool = False  # given by EVALWH_DATA_PATH, which a file --db ignores
     wait: float = 30.0
     safe_csv: bool = False
     quiet: bool = False
@@ -37,8 +38,10 @@ class GlobalOptions:
 
     @property
     def db(self) -> Location:
-        """The warehouse --db names (a file, or a lake with --data-path)."""
-        return as_location(self.warehouse, self.data_path)
+        """The warehouse --db names (a file, or a lake with --data-path). EVALWH_DATA_PATH, set for a team's
+        lake, says nothing about a file; --data-path given with a file is an error."""
+        ignored = self.data_path_from_env and not is_lake(self.warehouse)
+        return as_location(self.warehouse, None if ignored else self.data_path)
 
     def note(self, message: str) -> None:
         """A message for the person at the terminal (stderr, so stdout stays data); none with --quiet."""

@@ -18,7 +18,7 @@ from evalwh.history.check import CheckResult, Condition, check_on
 from evalwh.history.compare import MetricChange as Metric
 from evalwh.history.compare import metric_changes
 from evalwh.history.gates import Gates
-from evalwh.history.materialize import claim_statuses_source, metric_values, status_changes
+from evalwh.history.materialize import claim_statuses_source, metric_values, metric_values_of_runs, status_changes
 from evalwh.history.pairs import pair_changes
 from evalwh.output.templates import fmt_number
 from evalwh.report.highlight import segments
@@ -505,7 +505,9 @@ def gather_history(con: duckdb.DuckDBPyConnection, dataset: str) -> History:
     if not run_rows:
         known = [r[0] for r in con.execute("SELECT DISTINCT dataset FROM runs ORDER BY 1").fetchall()]
         raise UsageError(f"no dataset named {dataset!r} (datasets: {', '.join(map(str, known)) or 'none'})")
-    values = {r["run_id"]: metric_values(con, r["run_id"]) for r in run_rows}
+    # the stored runs' headline metrics in one read of metrics_history, not one query a run (a team's
+    # dataset has thousands of runs)
+    values = metric_values_of_runs(con, [r["run_id"] for r in run_rows], HEADLINE)
     columns = [name for name in HEADLINE if any(values[r["run_id"]].get(name) is not None for r in run_rows)]
     for row in run_rows:
         row["metrics"] = [values[row["run_id"]].get(name) for name in columns]
