@@ -49,8 +49,8 @@ def clone(db: Path, runs: int) -> None:
         "AND table_name IN (SELECT table_name FROM duckdb_tables())").fetchall()]
     con.execute("BEGIN")
     for table in tables:
-        extra = ", created_at + to_seconds(r.range) AS created_at" if table == "runs" else ""
-        con.execute(f"INSERT INTO {table} SELECT * REPLACE (t.run_id || '-' || r.range AS run_id{extra}) "
+        extra = ", t.created_at + to_seconds(r.range) AS created_at" if table == "runs" else ""
+        con.execute(f"INSERT INTO {table} SELECT t.* REPLACE (t.run_id || '-' || r.range AS run_id{extra}) "
                     f"FROM {table} AS t, range(1, {runs}) AS r WHERE t.run_id = 'chapter3'")
     con.execute("COMMIT")
     con.close()
