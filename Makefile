@@ -130,6 +130,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/report_100k.py
 	$(BIN)/python bench/logs_1m.py
 	$(BIN)/python bench/export.py
+	$(BIN)/python bench/history.py
 
 # 10,000,000 claims and 10,000,000 log requests: peak memory bounded by --memory-limit (about 10 minutes,
 # 6 GB of disk under the temporary folder)
@@ -163,3 +164,4 @@ test-lake: $(LAKE_STAMP)
 # a Postgres-catalog lake beside a file: 8 concurrent loads and 4 imports, a 1M-claim load, a query as it grows
 bench-lake: $(LAKE_STAMP)
 	.ci/with-postgres $(LAKE_VENV)/bin/python bench/lake.py
+	.ci/with-postgres $(LAKE_VENV)/bin/python bench/history.py 10000 --lake
