@@ -273,3 +273,12 @@ def test_lake_errors_are_one_clear_line(tmp_path: Path) -> None:
         code, out, err = cli(Lake(f"postgres:{POSTGRES} dbname=evalwh_missing password=hunter2", "d"), "runs")
         assert code == 3 and "hunter2" not in err and "password=***" in err
 
+
+
+def test_a_notebook_warehouse_may_be_a_lake(lake: Lake) -> None:
+    import evalwh
+
+    with evalwh.Warehouse(f"ducklake:{lake.spec}", data_path=lake.data_path) as wh:
+        wh.load(CHAPTER3, run="chapter3")
+        assert wh.metrics("chapter3")["supported_share"] == 0.5  # 4 of the chapter's 8 claims
+        assert wh.view("claim_status", "chapter3").aggregate("count(*)").fetchall() == [(8,)]
