@@ -159,7 +159,7 @@ def test_a_copy_another_process_holds_is_left_to_it(tmp_path: Path, cache: Path,
 
     path = tmp_path / "wh.duckdb"
 
-    def held(con: duckdb.DuckDBPyConnection, at: Path, mode: str, invocation: object) -> None:
+    def held(con: duckdb.DuckDBPyConnection, at: Path, mode: str, invocation: object, alias: str = "") -> None:
         raise WarehouseError(f"{at}: the warehouse is locked by another process (waited 0 s; --wait sets how long)")
 
     monkeypatch.setattr(connection, "_attach_waiting", held)
