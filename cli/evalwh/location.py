@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from evalwh.errors import UsageError
+from evalwh.errors import UsageError, WarehouseError
 
 LAKE_PREFIX = "ducklake:"
 
@@ -46,6 +46,11 @@ class Lake:
 
 
 Location = Union[Path, Lake]  # a warehouse: a DuckDB file or a lake
+
+
+def no_warehouse(where: object) -> WarehouseError:
+    """The error of a command that needs a warehouse where there is none (a file or a lake)."""
+    return WarehouseError(f"{where}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
 
 
 def redact(text: str) -> str:

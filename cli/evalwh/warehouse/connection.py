@@ -22,7 +22,7 @@ import duckdb
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
 from evalwh.sqltext import sql_identifier, sql_literal
-from evalwh.warehouse.lake import Lake, Location, as_location, attach_lake, retry_conflicts
+from evalwh.warehouse.lake import Lake, Location, as_location, attach_lake, no_warehouse, retry_conflicts
 from evalwh.warehouse.schema import check_not_newer, code_schema_version, file_schema_version, migrate
 
 # the oldest DuckDB release whose storage format new warehouse files use
@@ -285,21 +285,16 @@ def open_warehouse(
     """
     path = as_location(path)
     if (not write or not create) and not _exists(path):
-        raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
+        raise no_warehouse(path)
     con = connect(path, read_only=not write, invocation=invocation, udfs=udfs)
     try:
+        found = file_schema_version(con)
+        if isinstance(path, Lake) and found == 0 and (not write or not create):
+            raise no_warehouse(path)  # attached, a lake in Postgres holds nothing of evalwh's
         if write:
-            found = file_schema_version(con)
-            if isinstance(path, Lake) and not create and found == 0:
-                raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or "
-                                     "`evalwh load DIR`")
             migrate(con, path)
         else:
-            found = file_schema_version(con)
             check_not_newer(path, found)
-            if found == 0 and isinstance(path, Lake):
-                raise WarehouseError(f"{path}: no warehouse here; create one with `evalwh init` or "
-                                     "`evalwh load DIR`")
             if found == 0:
                 raise WarehouseError(f"{path}: a DuckDB file that holds no evalwh warehouse yet; create one in it "
                                      "with `evalwh init` or `evalwh load DIR`")

@@ -36,10 +36,11 @@ import duckdb
 
 from evalwh.errors import UsageError, WarehouseError
 from evalwh.invocation import QUIET, Invocation
-from evalwh.location import LAKE_PREFIX, Lake, Location, as_location, is_lake, redact
+from evalwh.location import LAKE_PREFIX, Lake, Location, as_location, is_lake, no_warehouse, redact
 from evalwh.sqltext import sql_identifier, sql_literal
 
-__all__ = ["LAKE_PREFIX", "Lake", "Location", "as_location", "attach_lake", "is_lake", "redact", "retry_conflicts"]
+__all__ = ["LAKE_PREFIX", "Lake", "Location", "as_location", "attach_lake", "is_lake", "no_warehouse", "redact",
+           "retry_conflicts"]
 
 def bundled_extensions() -> str | None:
     """The extension directory of DuckDB's official binaries installed from PyPI (the ``lake`` extra),
@@ -76,7 +77,7 @@ def attach_lake(con: duckdb.DuckDBPyConnection, lake: Lake, *, read_only: bool, 
     """Attach the lake as ``warehouse`` and make it the default database. A lake that does not exist is
     created only when ``create`` (it then needs its data path)."""
     if not create and lake.exists() is False:
-        raise WarehouseError(f"{lake}: no warehouse here; create one with `evalwh init` or `evalwh load DIR`")
+        raise no_warehouse(lake)
     load_extensions(con, lake)
     options = ["READ_ONLY"] if read_only else []
     if lake.data_path:
